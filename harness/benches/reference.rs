@@ -1,0 +1,65 @@
+//! Throughput of the reference parsers: the same stream fed whole, in 64-byte chunks and one
+//! byte per chunk, at two stream sizes. Linear time shows as equal throughput across sizes;
+//! chunk-size independence as a bounded ratio between chunkings.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use toolcall_harness::dialect::Dialect;
+use toolcall_harness::parser;
+use toolcall_harness::split;
+
+/// A reply mixing prose, a foreign fence and tool fences, repeated to `blocks` sections.
+fn md_fence_stream(blocks: usize) -> String {
+    let section = "Let me check that for you. Some `inline code` and ``ticks``.\n\n\
+                   ```python\nprint('```tool is text here')\n```\n\n\
+                   ```tool search call_1\nstate: output-available\ninput:\n  query: \"cats and dogs\"\n\
+                   output:\n  results:\n    - title: All About Cats\n      url: https://example.com/cats\n```\n\n\
+                   Here are the results we found! 🐈\n";
+    section.repeat(blocks)
+}
+
+/// One text line long enough to be held while it could still open a fence: the pathological
+/// case for holding.
+fn long_open_block(bytes: usize) -> String {
+    let mut stream = String::from("```tool\ninput:\n  text: |\n");
+    while stream.len() < bytes {
+        stream.push_str("    lorem ipsum dolor sit amet, consectetur adipiscing elit\n");
+    }
+    stream.push_str("```\n");
+    stream
+}
+
+fn bench_md_fence(c: &mut Criterion) {
+    let mut group = c.benchmark_group("md-fence");
+    let streams = [
+        ("mixed-16KiB", md_fence_stream(50)),
+        ("mixed-256KiB", md_fence_stream(800)),
+        ("one-block-256KiB", long_open_block(256 * 1024)),
+    ];
+    for (name, stream) in &streams {
+        group.throughput(Throughput::Bytes(stream.len() as u64));
+        for chunk_size in [usize::MAX, 64, 1] {
+            let chunks = if chunk_size == usize::MAX {
+                vec![stream.as_str()]
+            } else {
+                split::fixed_size_chunks(stream, chunk_size).unwrap_or_default()
+            };
+            let label = if chunk_size == usize::MAX {
+                "whole".to_owned()
+            } else {
+                format!("chunk-{chunk_size}")
+            };
+            group.bench_with_input(BenchmarkId::new(*name, label), &chunks, |b, chunks| {
+                b.iter(|| {
+                    let mut parser = Dialect::MdFence.reference_parser();
+                    black_box(parser::run(parser.as_mut(), chunks.iter().copied()))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_md_fence);
+criterion_main!(benches);

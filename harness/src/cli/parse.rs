@@ -1,0 +1,86 @@
+//! `tch parse`: the reference parser's events for a stream, as JSON lines.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use toolcall_harness::dialect::Dialect;
+use toolcall_harness::normalize::Normalize;
+use toolcall_harness::parser;
+use toolcall_harness::split;
+
+/// Print the reference parser's events for a stream, one JSON object per line.
+///
+/// The stream is fed whole unless `--chunks` or `--chunk-size` cut it; the events of a
+/// conforming parser are the same for every cut (compare with `--normalized`).
+///
+/// Examples:
+///   tch parse --dialect md-fence reply.md
+///   printf 'hi\n```tool search\nq: x\n```\n' | tch parse --dialect md-fence --chunk-size 1 --normalized
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ParseArgs {
+    /// The tool-call syntax of the stream (md-fence).
+    #[arg(long, short)]
+    dialect: Dialect,
+    /// The stream file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+    /// Chunk byte lengths, comma-separated (`1,5,3`); what they leave over is a last chunk.
+    #[arg(long, value_delimiter = ',', conflicts_with = "chunk_size")]
+    chunks: Option<Vec<usize>>,
+    /// Cut the stream into chunks of N bytes (moved forward to a UTF-8 character boundary).
+    #[arg(long, value_name = "N")]
+    chunk_size: Option<usize>,
+    /// Print the normalized events: text and input deltas merged, ids the stream does not spell
+    /// renamed `#1`, `#2`, …, `extra` dropped (specs/events.md §3).
+    #[arg(long)]
+    normalized: bool,
+}
+
+pub fn run(args: ParseArgs) -> Result<ExitCode> {
+    let stream = read_stream(args.file.as_ref())?;
+    let chunks = match (&args.chunks, args.chunk_size) {
+        (Some(lengths), _) => split::chunks_from_lengths(&stream, lengths).context("--chunks")?,
+        (None, Some(size)) => split::fixed_size_chunks(&stream, size).context("--chunk-size")?,
+        (None, None) => vec![stream.as_str()],
+    };
+    let mut parser = args.dialect.reference_parser();
+    let mut events = parser::run(parser.as_mut(), chunks).events;
+    if args.normalized {
+        events = Normalize {
+            source: Some(&stream),
+            keep_extra: false,
+        }
+        .apply(&events);
+    }
+    let mut out = io::stdout().lock();
+    for event in &events {
+        writeln!(out, "{}", event.to_json_line())?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_stream(file: Option<&PathBuf>) -> Result<String> {
+    let bytes = match file {
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+        }
+        _ => {
+            let mut bytes = Vec::new();
+            io::stdin()
+                .read_to_end(&mut bytes)
+                .context("cannot read standard input")?;
+            bytes
+        }
+    };
+    let source = file.map_or("standard input".into(), |p| p.display().to_string());
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{source} is not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}

@@ -1,0 +1,18 @@
+//! `toolcall_harness`: the library behind `tch`, a conformance test harness and fuzzer for
+//! streaming LLM tool-call parsers.
+//!
+//! - [`event`]: the AI SDK v5 event model every parser is compared in (`specs/events.md`);
+//! - [`normalize`]: what makes two event lists comparable;
+//! - [`parser`]: the `push`/`finish` streaming contract (`specs/streaming.md`);
+//! - [`dialect`]: the reference parsers, one per dialect (`specs/dialects/`);
+//! - [`split`]: chunk vectors and the splittings replayed;
+//! - [`corpus`]: spec cases on disk (`specs/corpus.md`);
+//! - [`check`]: running a case under a splitting and explaining a mismatch.
+
+pub mod check;
+pub mod corpus;
+pub mod dialect;
+pub mod event;
+pub mod normalize;
+pub mod parser;
+pub mod split;

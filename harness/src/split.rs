@@ -1,0 +1,181 @@
+//! Chunkings of a stream: chunk vectors (byte lengths), cut points, and the systematic
+//! splittings the corpus tests replay. Every cut falls on a `char` boundary.
+
+use thiserror::Error;
+
+/// A chunk vector that does not fit its stream.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SplitError {
+    #[error("chunk lengths add up to {total} bytes, past the stream's {len}")]
+    TooLong { total: usize, len: usize },
+    #[error("a chunk ends at byte {0}, inside a UTF-8 character")]
+    NotCharBoundary(usize),
+    #[error("a chunk size must be at least 1")]
+    ZeroSize,
+}
+
+/// The byte offsets strictly inside `text` at which it may be cut.
+pub fn cut_points(text: &str) -> Vec<usize> {
+    text.char_indices()
+        .map(|(i, _)| i)
+        .filter(|&i| i > 0)
+        .collect()
+}
+
+/// `text` cut at the given offsets (ascending char boundaries; duplicates give empty chunks).
+pub fn chunks_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<&'t str> {
+    let mut chunks = Vec::with_capacity(cuts.len() + 1);
+    let mut start = 0;
+    for &cut in cuts {
+        chunks.push(&text[start..cut]);
+        start = cut;
+    }
+    chunks.push(&text[start..]);
+    chunks
+}
+
+/// The byte length of each chunk: the chunk vector a failure report prints.
+pub fn chunk_vector(chunks: &[&str]) -> Vec<usize> {
+    chunks.iter().map(|c| c.len()).collect()
+}
+
+/// `text` cut into chunks of the given byte lengths; what the lengths leave over is one last
+/// chunk. Lengths of 0 give empty chunks.
+pub fn chunks_from_lengths<'t>(
+    text: &'t str,
+    lengths: &[usize],
+) -> Result<Vec<&'t str>, SplitError> {
+    let mut cuts = Vec::with_capacity(lengths.len());
+    let mut end = 0usize;
+    for &length in lengths {
+        end = end.saturating_add(length);
+        if end > text.len() {
+            return Err(SplitError::TooLong {
+                total: lengths.iter().fold(0usize, |a, &b| a.saturating_add(b)),
+                len: text.len(),
+            });
+        }
+        if !text.is_char_boundary(end) {
+            return Err(SplitError::NotCharBoundary(end));
+        }
+        cuts.push(end);
+    }
+    let mut chunks = chunks_at(text, &cuts);
+    if chunks.last().is_some_and(|c| c.is_empty()) && !lengths.is_empty() {
+        chunks.pop();
+    }
+    Ok(chunks)
+}
+
+/// `text` in chunks of `size` bytes, each moved forward to the next char boundary.
+pub fn fixed_size_chunks(text: &str, size: usize) -> Result<Vec<&str>, SplitError> {
+    if size == 0 {
+        return Err(SplitError::ZeroSize);
+    }
+    let mut cuts = Vec::new();
+    let mut at = size;
+    while at < text.len() {
+        while !text.is_char_boundary(at) {
+            at += 1;
+        }
+        if at < text.len() {
+            cuts.push(at);
+        }
+        at += size;
+    }
+    Ok(chunks_at(text, &cuts))
+}
+
+/// One way of cutting a stream, named for reports and replays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Splitting {
+    Whole,
+    /// Cut once, at this byte offset.
+    At(usize),
+    /// One `char` per chunk.
+    PerChar,
+    /// Cut at both offsets.
+    Pair(usize, usize),
+}
+
+impl Splitting {
+    /// The cut offsets this splitting makes in `text`.
+    pub fn cuts(&self, text: &str) -> Vec<usize> {
+        match *self {
+            Splitting::Whole => Vec::new(),
+            Splitting::At(cut) => vec![cut],
+            Splitting::PerChar => cut_points(text),
+            Splitting::Pair(a, b) => vec![a, b],
+        }
+    }
+}
+
+/// Every splitting the corpus tests replay: whole, each single cut, one char per chunk, and
+/// every pair of cuts for streams of at most `pair_limit` chars.
+pub fn exhaustive(text: &str, pair_limit: usize) -> Vec<Splitting> {
+    let cuts = cut_points(text);
+    let mut splittings = vec![Splitting::Whole, Splitting::PerChar];
+    splittings.extend(cuts.iter().map(|&c| Splitting::At(c)));
+    if text.chars().count() <= pair_limit {
+        for (i, &a) in cuts.iter().enumerate() {
+            splittings.extend(cuts[i + 1..].iter().map(|&b| Splitting::Pair(a, b)));
+        }
+    }
+    splittings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_points_are_char_boundaries() {
+        assert_eq!(cut_points("aé😀b"), [1, 3, 7]);
+        assert_eq!(cut_points(""), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn every_splitting_concatenates_back() {
+        let text = "a😀\r\n```tool\n";
+        for splitting in exhaustive(text, 64) {
+            assert_eq!(
+                chunks_at(text, &splitting.cuts(text)).concat(),
+                text,
+                "{splitting:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn counts_the_pairs() {
+        // 4 chars: whole, per-char, 3 single cuts, 3 pairs.
+        assert_eq!(exhaustive("abcd", 64).len(), 8);
+        assert_eq!(exhaustive("abcd", 3).len(), 5);
+    }
+
+    #[test]
+    fn chunk_lengths_are_checked() {
+        assert_eq!(
+            chunks_from_lengths("abcdef", &[1, 2]),
+            Ok(vec!["a", "bc", "def"])
+        );
+        assert_eq!(chunks_from_lengths("abc", &[1, 2]), Ok(vec!["a", "bc"]));
+        assert_eq!(chunks_from_lengths("abc", &[0, 3]), Ok(vec!["", "abc"]));
+        assert_eq!(
+            chunks_from_lengths("abc", &[2, 2]),
+            Err(SplitError::TooLong { total: 4, len: 3 })
+        );
+        assert_eq!(
+            chunks_from_lengths("é", &[1]),
+            Err(SplitError::NotCharBoundary(1))
+        );
+    }
+
+    #[test]
+    fn fixed_sizes_respect_chars() {
+        assert_eq!(fixed_size_chunks("abcde", 2), Ok(vec!["ab", "cd", "e"]));
+        assert_eq!(fixed_size_chunks("aéb", 2), Ok(vec!["aé", "b"]));
+        assert_eq!(fixed_size_chunks("", 2), Ok(vec![""]));
+        assert_eq!(fixed_size_chunks("a", 0), Err(SplitError::ZeroSize));
+    }
+}

@@ -1,0 +1,33 @@
+//! Every corpus case through its dialect's reference parser under every splitting the spec
+//! names (`specs/corpus.md`): whole, each single cut, one char per chunk, and every pair of
+//! cuts for streams of at most 64 chars. Each run must give the expected events and conserve
+//! text. A failure names the case, the splitting, the exact chunk vector and a diff.
+
+use std::path::Path;
+
+use toolcall_harness::check::check_reference;
+use toolcall_harness::corpus::Case;
+use toolcall_harness::split::{self, chunk_vector, chunks_at};
+
+const PAIR_LIMIT: usize = 64;
+
+fn reference_conforms(path: &Path) -> datatest_stable::Result<()> {
+    let case = Case::load(path)?;
+    for splitting in split::exhaustive(&case.stream, PAIR_LIMIT) {
+        let cuts = splitting.cuts(&case.stream);
+        if let Err(failure) = check_reference(&case, &cuts) {
+            let chunks = chunks_at(&case.stream, &cuts);
+            return Err(format!(
+                "case {} failed under splitting {splitting:?}\nchunk vector (bytes): {:?}\nchunks: {chunks:?}\n{failure}",
+                case.id,
+                chunk_vector(&chunks),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+datatest_stable::harness! {
+    { test = reference_conforms, root = "../corpus", pattern = r"\.stream$" },
+}
