@@ -3,13 +3,14 @@
 //! text that was not conserved (`specs/streaming.md` C2).
 
 use std::fmt;
+use std::ops::Range;
 
 use similar::TextDiff;
 
 use crate::corpus::Case;
 use crate::event::Event;
 use crate::normalize::Normalize;
-use crate::parser::{self, Run};
+use crate::parser::Run;
 use crate::split;
 
 /// How one run of a parser failed a case.
@@ -19,6 +20,8 @@ pub enum Failure {
     Events { diff: String },
     /// The text deltas and call spans do not add up to the stream.
     TextNotConserved { detail: String },
+    /// After a push, the parser held back input its dialect says is already known to be text.
+    NotEager { pushed: usize, held: String },
 }
 
 impl fmt::Display for Failure {
@@ -26,15 +29,40 @@ impl fmt::Display for Failure {
         match self {
             Failure::Events { diff } => write!(f, "events differ (- expected, + actual):\n{diff}"),
             Failure::TextNotConserved { detail } => write!(f, "text not conserved: {detail}"),
+            Failure::NotEager { pushed, held } => write!(
+                f,
+                "not eager: after {pushed} bytes were pushed, {held:?} was still held back"
+            ),
         }
     }
 }
 
 /// Runs the case's reference parser on the stream cut at `cuts` and checks the events (ids
-/// and `extra` compared exactly) and text conservation.
+/// and `extra` compared exactly), eagerness after every push, and text conservation.
 pub fn check_reference(case: &Case, cuts: &[usize]) -> Result<(), Failure> {
     let mut parser = case.dialect.reference_parser();
-    let run = parser::run(parser.as_mut(), split::chunks_at(&case.stream, cuts));
+    let mut events = Vec::new();
+    let mut pushed = 0;
+    for chunk in split::chunks_at(&case.stream, cuts) {
+        parser.push(chunk, &mut events);
+        pushed += chunk.len();
+        let released = released_bytes(&events, parser.call_spans());
+        let held = case
+            .stream
+            .get(released..pushed)
+            .unwrap_or("<released more than was pushed>");
+        if !case.dialect.may_hold(held) {
+            return Err(Failure::NotEager {
+                pushed,
+                held: held.to_owned(),
+            });
+        }
+    }
+    parser.finish(&mut events);
+    let run = Run {
+        events,
+        call_spans: parser.call_spans().to_vec(),
+    };
     let strict = Normalize {
         source: None,
         keep_extra: true,
@@ -88,6 +116,19 @@ pub fn diff_events(expected: &[Event], actual: &[Event]) -> String {
         .context_radius(3)
         .header("expected", "actual")
         .to_string()
+}
+
+/// How many bytes of the stream the events so far account for: text released plus calls
+/// recognised (C2 makes these a prefix of the stream).
+fn released_bytes(events: &[Event], call_spans: &[Range<usize>]) -> usize {
+    let text: usize = events
+        .iter()
+        .map(|e| match e {
+            Event::TextDelta { delta } => delta.len(),
+            _ => 0,
+        })
+        .sum();
+    text + call_spans.iter().map(|s| s.len()).sum::<usize>()
 }
 
 /// C2: the stream without the call spans equals the concatenated text, and there is one

@@ -6,6 +6,7 @@
 //! an ASCII byte; runs of uninteresting bytes are skipped with `memchr`.
 
 mod block;
+mod eager;
 
 use std::mem;
 use std::ops::Range;
@@ -16,6 +17,7 @@ use crate::event::Event;
 use crate::parser::StreamParser;
 
 pub use block::BlockError;
+pub use eager::may_hold;
 
 /// A fence line's character, run length and indentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,6 +27,15 @@ impl Dialect {
         }
     }
 
+    /// Whether the reference may still hold back `held` (the input it has not released) after
+    /// a push: the dialect's eagerness rule (`specs/streaming.md` C3), as an oracle written
+    /// independently of the parser.
+    pub fn may_hold(self, held: &str) -> bool {
+        match self {
+            Dialect::MdFence => md_fence::may_hold(held),
+        }
+    }
+
     /// A fresh reference parser for this dialect.
     pub fn reference_parser(self) -> Box<dyn StreamParser> {
         match self {

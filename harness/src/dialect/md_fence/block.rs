@@ -20,6 +20,8 @@ pub enum BlockError {
     NotMapping,
     #[error("tool block field `{0}` must be a string, number or boolean")]
     FieldType(String),
+    #[error("tool block field `input` must be a mapping")]
+    InputNotMapping,
     #[error("unknown tool state \"{0}\"")]
     UnknownState(String),
     #[error("unterminated tool fence")]
@@ -60,24 +62,25 @@ pub(super) fn interpret(
         Value::Object(map) => map,
         _ => return Err(BlockError::NotMapping),
     };
-    let tool_call_id = string_field(&fields, &["toolCallId", "id"])?
-        .or(info.id)
-        .unwrap_or_else(|| format!("tool-call-{ordinal}"));
-    let tool_name = string_field(&fields, &["toolName", "name"])?
-        .or(info.name)
-        .unwrap_or_else(|| "tool".to_owned());
+    // F6.3: every field's type first, in F5.4's order, then the state's value.
+    let id = string_field(&fields, &["toolCallId", "id"])?;
+    let name = string_field(&fields, &["toolName", "name"])?;
+    let error_text = string_field(&fields, &["errorText", "error"])?;
     let state = string_field(&fields, &["state"])?;
+    let input = match fields.remove("input") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(input @ Value::Object(_)) => input,
+        Some(_) => return Err(BlockError::InputNotMapping),
+    };
     if let Some(state) = &state
         && !STATES.contains(&state.as_str())
     {
         return Err(BlockError::UnknownState(state.clone()));
     }
-    let error_text = string_field(&fields, &["errorText", "error"])?;
-
-    let input = match fields.remove("input") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(input) => input,
-    };
+    let tool_call_id = id
+        .or(info.id)
+        .unwrap_or_else(|| format!("tool-call-{ordinal}"));
+    let tool_name = name.or(info.name).unwrap_or_else(|| "tool".to_owned());
     let output = fields.remove("output");
     fields.retain(|key, _| !KNOWN_FIELDS.contains(&key.as_str()));
 
@@ -128,7 +131,9 @@ impl Info {
                 None => positional.push(unquote(token)),
             }
         }
-        let mut positional = positional.into_iter();
+        // An empty value counts as absent (F4.1).
+        let (name, id) = (name.filter(|v| !v.is_empty()), id.filter(|v| !v.is_empty()));
+        let mut positional = positional.into_iter().filter(|v| !v.is_empty());
         let (first, second) = (positional.next(), positional.next());
         Info {
             name: name.or(first),
@@ -199,21 +204,22 @@ fn dedent(body: &str, indent: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The first of `names` present and not null, as a string (F5.4).
+/// The first of `names` present and not null, as a string; every one of them must be a
+/// scalar (F5.4).
 fn string_field(fields: &Map<String, Value>, names: &[&str]) -> Result<Option<String>, BlockError> {
+    let mut found = None;
     for &name in names {
-        match fields.get(name) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => return Ok(Some(s.clone())),
-            Some(scalar @ (Value::Number(_) | Value::Bool(_))) => {
-                return Ok(Some(scalar.to_string()));
-            }
+        let value = match fields.get(name) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => s.clone(),
+            Some(scalar @ (Value::Number(_) | Value::Bool(_))) => scalar.to_string(),
             Some(Value::Array(_) | Value::Object(_)) => {
                 return Err(BlockError::FieldType(name.to_owned()));
             }
-        }
+        };
+        found.get_or_insert(value);
     }
-    Ok(None)
+    Ok(found)
 }
 
 /// YAML 1.2 core schema, one document, under budgets (F5.*, F6.1).
@@ -287,6 +293,10 @@ mod tests {
         assert_eq!(Info::parse("tool\tx\r"), info(Some("x"), None));
         assert_eq!(Info::parse(r#"tool name="open"#), info(Some("open"), None));
         assert_eq!(Info::parse("tool color=red x"), info(Some("x"), None));
+        assert_eq!(
+            Info::parse("tool x y name= id=\"\""),
+            info(Some("x"), Some("y"))
+        );
     }
 
     #[test]

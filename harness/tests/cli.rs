@@ -1,0 +1,126 @@
+//! The `tch` binary as a user runs it: `tch parse` prints exactly the expected events of the
+//! seed examples, whole and chunked; bad arguments and files give one error line and exit 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use toolcall_harness::check::compare;
+use toolcall_harness::corpus::{Case, parse_expected};
+use toolcall_harness::normalize::Normalize;
+
+fn tch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tch"))
+        .args(args)
+        .output()
+        .expect("the tch binary runs")
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+}
+
+fn seed_cases() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus_dir().join("md-fence"))
+        .expect("corpus/md-fence exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            name.starts_with("seed-") && name.ends_with(".stream")
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn parse_prints_the_seed_examples_events() {
+    let paths = seed_cases();
+    assert!(
+        paths.len() >= 4,
+        "seed 000 has four worked examples, found {paths:?}"
+    );
+    let strict = Normalize {
+        source: None,
+        keep_extra: true,
+    };
+    for path in paths {
+        let case = Case::load(&path).expect("case loads");
+        let file = path.to_str().expect("UTF-8 path");
+        for extra_args in [
+            &[][..],
+            &["--chunk-size", "1"],
+            &["--chunks", "3,1,4,1,5,9,2,6"],
+        ] {
+            let mut args = vec!["parse", "--dialect", "md-fence", file];
+            args.extend_from_slice(extra_args);
+            let output = tch(&args);
+            assert!(output.status.success(), "{file} {extra_args:?}: {output:?}");
+            let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+            let actual = parse_expected(&stdout).expect("tch prints events");
+            if let Err(failure) = compare(&strict.apply(&case.expected), &strict.apply(&actual)) {
+                panic!("{} with {extra_args:?}: {failure}", case.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn parse_reads_standard_input_when_no_file_is_given() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tch"))
+        .args(["parse", "--dialect", "md-fence"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("tch starts");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"hi\n```tool search c1\nq: 1\n```\n")
+        .expect("write");
+    let output = child.wait_with_output().expect("tch ends");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "{\"type\":\"text-delta\",\"delta\":\"hi\\n\"}\n\
+         {\"type\":\"tool-call\",\"toolCallId\":\"c1\",\"toolName\":\"search\",\"input\":{},\"extra\":{\"q\":1}}\n"
+    );
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_exit_2() {
+    let missing = tch(&["parse", "--dialect", "md-fence", "/no/such/file.md"]);
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot read /no/such/file.md"), "{stderr}");
+
+    let unknown = tch(&["parse", "--dialect", "nope", "x"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown dialect \"nope\""));
+
+    let stream = corpus_dir().join("md-fence/seed-single-tool-call-with-output.stream");
+    let too_long = tch(&[
+        "parse",
+        "-d",
+        "md-fence",
+        stream.to_str().expect("path"),
+        "--chunks",
+        "100000",
+    ]);
+    assert_eq!(too_long.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&too_long.stderr).contains("--chunks: chunk lengths add up to")
+    );
+}
+
+#[test]
+fn corpus_command_replays_every_case() {
+    let output = tch(&["corpus", "--corpus", corpus_dir().to_str().expect("path")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.ends_with(" passed, 0 failed")),
+        "{stdout}"
+    );
+}
