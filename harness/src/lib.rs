@@ -6,6 +6,7 @@
 //! - [`parser`]: the `push`/`finish` streaming contract (`specs/streaming.md`);
 //! - [`dialect`]: the reference parsers, one per dialect (`specs/dialects/`);
 //! - [`split`]: chunk vectors and the splittings replayed;
+//! - [`tools`]: the tool registry and schema validation;
 //! - [`corpus`]: spec cases on disk (`specs/corpus.md`);
 //! - [`check`]: running a case under a splitting and explaining a mismatch.
 
@@ -16,3 +17,4 @@ pub mod event;
 pub mod normalize;
 pub mod parser;
 pub mod split;
+pub mod tools;
