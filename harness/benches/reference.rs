@@ -3,11 +3,13 @@
 //! chunk-size independence as a bounded ratio between chunkings.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::parser;
 use toolcall_harness::split;
+use toolcall_harness::tools::Registry;
 
 /// A reply mixing prose, a foreign fence and tool fences, repeated to `blocks` sections.
 fn md_fence_stream(blocks: usize) -> String {
@@ -32,6 +34,7 @@ fn long_open_block(bytes: usize) -> String {
 
 fn bench_md_fence(c: &mut Criterion) {
     let mut group = c.benchmark_group("md-fence");
+    let tools = Arc::new(Registry::default());
     let streams = [
         ("mixed-16KiB", md_fence_stream(50)),
         ("mixed-256KiB", md_fence_stream(800)),
@@ -52,7 +55,7 @@ fn bench_md_fence(c: &mut Criterion) {
             };
             group.bench_with_input(BenchmarkId::new(*name, label), &chunks, |b, chunks| {
                 b.iter(|| {
-                    let mut parser = Dialect::MdFence.reference_parser();
+                    let mut parser = Dialect::MdFence.reference_parser(&tools);
                     black_box(parser::run(parser.as_mut(), chunks.iter().copied()))
                 })
             });

@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 use similar::TextDiff;
 
@@ -12,6 +13,7 @@ use crate::event::Event;
 use crate::normalize::Normalize;
 use crate::parser::Run;
 use crate::split;
+use crate::tools::Registry;
 
 /// How one run of a parser failed a case.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +41,8 @@ impl fmt::Display for Failure {
 
 /// Runs the case's reference parser on the stream cut at `cuts` and checks the events (ids
 /// and `extra` compared exactly), eagerness after every push, and text conservation.
-pub fn check_reference(case: &Case, cuts: &[usize]) -> Result<(), Failure> {
-    let mut parser = case.dialect.reference_parser();
+pub fn check_reference(case: &Case, cuts: &[usize], tools: &Arc<Registry>) -> Result<(), Failure> {
+    let mut parser = case.dialect.reference_parser(tools);
     let mut events = Vec::new();
     let mut pushed = 0;
     for chunk in split::chunks_at(&case.stream, cuts) {
@@ -51,7 +53,7 @@ pub fn check_reference(case: &Case, cuts: &[usize]) -> Result<(), Failure> {
             .stream
             .get(released..pushed)
             .unwrap_or("<released more than was pushed>");
-        if !case.dialect.may_hold(held) {
+        if !case.dialect.may_hold(held, tools) {
             return Err(Failure::NotEager {
                 pushed,
                 held: held.to_owned(),

@@ -8,10 +8,12 @@
 //! - [`split`]: chunk vectors and the splittings replayed;
 //! - [`tools`]: the tool registry and schema validation;
 //! - [`corpus`]: spec cases on disk (`specs/corpus.md`);
+//! - [`definitions`]: `.tool.md` / `.skill.md` contracts and registries (`specs/definitions.md`);
 //! - [`check`]: running a case under a splitting and explaining a mismatch.
 
 pub mod check;
 pub mod corpus;
+pub mod definitions;
 pub mod dialect;
 pub mod event;
 pub mod normalize;

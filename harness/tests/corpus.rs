@@ -4,18 +4,24 @@
 //! text. A failure names the case, the splitting, the exact chunk vector and a diff.
 
 use std::path::Path;
+use std::sync::{Arc, LazyLock};
 
 use toolcall_harness::check::check_reference;
 use toolcall_harness::corpus::Case;
+use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::split::{self, chunk_vector, chunks_at};
 
 const PAIR_LIMIT: usize = 64;
+
+/// Corpus cases call the tools of `specs/tools/` (`specs/corpus.md`).
+static TOOLS: LazyLock<Arc<toolcall_harness::tools::Registry>> =
+    LazyLock::new(|| Arc::new(bundled_registry().expect("the bundled tool definitions load")));
 
 fn reference_conforms(path: &Path) -> datatest_stable::Result<()> {
     let case = Case::load(path)?;
     for splitting in split::exhaustive(&case.stream, PAIR_LIMIT) {
         let cuts = splitting.cuts(&case.stream);
-        if let Err(failure) = check_reference(&case, &cuts) {
+        if let Err(failure) = check_reference(&case, &cuts, &TOOLS) {
             let chunks = chunks_at(&case.stream, &cuts);
             return Err(format!(
                 "case {} failed under splitting {splitting:?}\nchunk vector (bytes): {:?}\nchunks: {chunks:?}\n{failure}",

@@ -3,11 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use toolcall_harness::check::check_reference;
 use toolcall_harness::corpus::{self, Case};
+use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::split::{self, chunk_vector, chunks_at};
 
 /// Replay the corpus through the reference parsers under every splitting.
@@ -25,6 +27,7 @@ pub struct CorpusArgs {
 pub fn run(args: CorpusArgs) -> Result<ExitCode> {
     let root = args.corpus.unwrap_or_else(super::default_corpus_dir);
     let paths = stream_files(&root)?;
+    let tools = Arc::new(bundled_registry()?);
     let (mut passed, mut failed, mut replays) = (0usize, 0usize, 0usize);
     for path in &paths {
         let case = Case::load(path)?;
@@ -32,7 +35,7 @@ pub fn run(args: CorpusArgs) -> Result<ExitCode> {
         for splitting in split::exhaustive(&case.stream, 64) {
             replays += 1;
             let cuts = splitting.cuts(&case.stream);
-            if let Err(error) = check_reference(&case, &cuts) {
+            if let Err(error) = check_reference(&case, &cuts, &tools) {
                 failure = Some((splitting, cuts, error));
                 break;
             }

@@ -2,7 +2,9 @@
 //! command could not run (bad arguments, unreadable files).
 
 mod corpus;
+mod definitions;
 mod parse;
+mod prompt;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,12 +27,16 @@ pub struct Cli {
 enum Command {
     Parse(parse::ParseArgs),
     Corpus(corpus::CorpusArgs),
+    Definitions(definitions::DefinitionsArgs),
+    Prompt(prompt::PromptArgs),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Some(Command::Parse(args)) => parse::run(args),
         Some(Command::Corpus(args)) => corpus::run(args),
+        Some(Command::Definitions(args)) => definitions::run(args),
+        Some(Command::Prompt(args)) => prompt::run(args),
         None => corpus::run(corpus::CorpusArgs::default()),
     }
 }

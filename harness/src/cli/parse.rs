@@ -3,9 +3,11 @@
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use toolcall_harness::definitions::{bundled_registry, load_registry};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::normalize::Normalize;
 use toolcall_harness::parser;
@@ -22,7 +24,7 @@ use toolcall_harness::split;
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ParseArgs {
-    /// The tool-call syntax of the stream (md-fence).
+    /// The tool-call syntax of the stream: md-fence, tag, signature or hermes.
     #[arg(long, short)]
     dialect: Dialect,
     /// The stream file; standard input when absent or `-`.
@@ -33,6 +35,10 @@ pub struct ParseArgs {
     /// Cut the stream into chunks of N bytes (moved forward to a UTF-8 character boundary).
     #[arg(long, value_name = "N")]
     chunk_size: Option<usize>,
+    /// The tool registry: a `.tool.md` file or a folder of them (default: the bundled
+    /// `specs/tools/`). The `tag` and `signature` dialects only recognise these tools.
+    #[arg(long, value_name = "PATH")]
+    tools: Option<PathBuf>,
     /// Print the normalized events: text and input deltas merged, ids the stream does not spell
     /// renamed `#1`, `#2`, …, `extra` dropped (specs/events.md §3).
     #[arg(long)]
@@ -46,7 +52,11 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
         (None, Some(size)) => split::fixed_size_chunks(&stream, size).context("--chunk-size")?,
         (None, None) => vec![stream.as_str()],
     };
-    let mut parser = args.dialect.reference_parser();
+    let tools = Arc::new(match &args.tools {
+        Some(path) => load_registry(path)?,
+        None => bundled_registry()?,
+    });
+    let mut parser = args.dialect.reference_parser(&tools);
     let mut events = parser::run(parser.as_mut(), chunks).events;
     if args.normalized {
         events = Normalize {
