@@ -1,31 +1,281 @@
-//! PLACEHOLDER during parallel work: the `hermes` dialect (`specs/dialects/hermes.md`).
+//! The `hermes` reference parser (`specs/dialects/hermes.md`): `<tool_call>` anywhere in the
+//! stream, up to the first `</tool_call>`, around one JSON object. Outside a call it holds back
+//! only a possible opener prefix; inside one, the whole block until its closer.
+//!
+//! Both literals are found with `scan::LiteralFinder`, so each byte is looked at amortised once
+//! whatever the chunk sizes, and text between calls is skipped with `memchr`. The pending
+//! opener prefix is not buffered: it is always the finder's `matched()` bytes of `<tool_call>`.
 
+mod call;
+mod eager;
+
+use std::mem;
 use std::ops::Range;
 
+use crate::dialect::scan::LiteralFinder;
 use crate::event::Event;
 use crate::parser::StreamParser;
 
-pub fn may_hold(_held: &str) -> bool {
-    todo!("hermes eagerness oracle")
+pub use call::CallError;
+pub use eager::may_hold;
+
+const OPENER: &str = "<tool_call>";
+const CLOSER: &str = "</tool_call>";
+
+/// The reference parser for `<tool_call>` elements.
+#[derive(Debug)]
+pub struct HermesParser {
+    /// Absolute offset of the start of the chunk being pushed.
+    offset: usize,
+    /// Searches the text for the next opener; its partial match is the held opener prefix.
+    opener: LiteralFinder,
+    /// Searches an open block for its closer.
+    closer: LiteralFinder,
+    /// The open block from `<` of its opener, while a call is open.
+    block: Option<String>,
+    /// Text released by the current `push`, emitted as one delta before any other event.
+    text: String,
+    /// Recognised calls so far (for `tool-call-N`).
+    calls: usize,
+    spans: Vec<Range<usize>>,
 }
 
-#[derive(Default)]
-pub struct HermesParser {}
+impl Default for HermesParser {
+    fn default() -> Self {
+        HermesParser {
+            offset: 0,
+            opener: LiteralFinder::new(OPENER),
+            closer: LiteralFinder::new(CLOSER),
+            block: None,
+            text: String::new(),
+            calls: 0,
+            spans: Vec::new(),
+        }
+    }
+}
 
 impl HermesParser {
     pub fn new() -> Self {
-        HermesParser {}
+        Self::default()
+    }
+
+    /// Outside a call: releases `rest` up to an opener or a possible opener prefix at its end.
+    /// Returns how many bytes of `rest` were consumed.
+    fn scan_text(&mut self, rest: &str) -> usize {
+        // The opener prefix held from earlier chunks comes before `rest` in the stream.
+        let held_before = self.opener.matched();
+        let found = self.opener.find(rest);
+        let (consumed, still_held) = match found {
+            Some(end) => (end, OPENER.len()),
+            None => (rest.len(), self.opener.matched()),
+        };
+        // Of `OPENER[..held_before] + rest[..consumed]`, everything before the part still held
+        // (or the opener just completed) is text.
+        let released = (held_before + consumed).saturating_sub(still_held);
+        let from_held = released.min(held_before);
+        self.text.push_str(&OPENER[..from_held]);
+        // The cut falls just before a `<` (or at the end of `rest`): a char boundary.
+        self.text.push_str(&rest[..released - from_held]);
+        if found.is_some() {
+            self.block = Some(OPENER.to_owned());
+        }
+        consumed
+    }
+
+    /// Inside a call: adds `rest` to the open `block` up to the closer; at the closer, emits
+    /// the call or rejects the block. `rest_offset` is the absolute offset of `rest`. Returns
+    /// how many bytes of `rest` were consumed.
+    fn scan_block(
+        &mut self,
+        mut block: String,
+        rest: &str,
+        rest_offset: usize,
+        out: &mut Vec<Event>,
+    ) -> usize {
+        let Some(end) = self.closer.find(rest) else {
+            block.push_str(rest);
+            self.block = Some(block);
+            return rest.len();
+        };
+        block.push_str(&rest[..end]);
+        let block_end = rest_offset + end;
+        // The block is the opener, the content and the closer found after it.
+        let content = &block[OPENER.len()..block.len() - CLOSER.len()];
+        match call::interpret(content, self.calls + 1) {
+            Ok(call) => {
+                self.calls += 1;
+                self.spans.push(block_end - block.len()..block_end);
+                self.flush_text(out);
+                out.push(Event::ToolCall(call));
+            }
+            Err(error) => self.reject(error, &block, out),
+        }
+        end
+    }
+
+    /// An invalid block: the error, then its exact text (`specs/streaming.md` C5).
+    fn reject(&mut self, error: CallError, block: &str, out: &mut Vec<Event>) {
+        self.flush_text(out);
+        out.push(Event::error(error.to_string()));
+        self.text.push_str(block);
+    }
+
+    fn flush_text(&mut self, out: &mut Vec<Event>) {
+        if !self.text.is_empty() {
+            out.push(Event::text(mem::take(&mut self.text)));
+        }
     }
 }
 
 impl StreamParser for HermesParser {
-    fn push(&mut self, _chunk: &str, _out: &mut Vec<Event>) {
-        todo!("hermes parser")
+    fn push(&mut self, chunk: &str, out: &mut Vec<Event>) {
+        let mut i = 0;
+        while i < chunk.len() {
+            let rest = &chunk[i..];
+            i += match self.block.take() {
+                Some(block) => self.scan_block(block, rest, self.offset + i, out),
+                None => self.scan_text(rest),
+            };
+        }
+        self.offset += chunk.len();
+        self.flush_text(out);
     }
-    fn finish(&mut self, _out: &mut Vec<Event>) {
-        todo!("hermes parser")
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        if let Some(block) = self.block.take() {
+            self.reject(CallError::Unterminated, &block, out);
+        } else {
+            // An opener prefix at the end of the stream is text; the finder forgets it, since
+            // it is released now.
+            self.text.push_str(&OPENER[..self.opener.matched()]);
+            self.opener = LiteralFinder::new(OPENER);
+        }
+        self.flush_text(out);
     }
+
     fn call_spans(&self) -> &[Range<usize>] {
-        &[]
+        &self.spans
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::Normalize;
+    use crate::parser::run;
+
+    fn run_chunks(chunks: &[&str]) -> Vec<Event> {
+        run(&mut HermesParser::new(), chunks.iter().copied()).events
+    }
+
+    /// The normalized events of `stream` pushed whole, as JSON lines, after checking that one
+    /// char per chunk gives the same.
+    fn events(stream: &str) -> Vec<String> {
+        let strict = Normalize {
+            source: None,
+            keep_extra: true,
+        };
+        let whole = strict.apply(&run_chunks(&[stream]));
+        let chars: Vec<String> = stream.chars().map(String::from).collect();
+        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
+        assert_eq!(strict.apply(&run_chunks(&chars)), whole, "{stream:?}");
+        whole.iter().map(Event::to_json_line).collect()
+    }
+
+    #[test]
+    fn text_before_between_and_after_calls() {
+        assert_eq!(
+            events(
+                "Hi <tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n</tool_call> and \
+                 <tool_call>{\"name\": \"b\", \"id\": \"c9\"}</tool_call>\r\nbye"
+            ),
+            [
+                r#"{"type":"text-delta","delta":"Hi "}"#,
+                r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"a","input":{"x":1}}"#,
+                r#"{"type":"text-delta","delta":" and "}"#,
+                r#"{"type":"tool-call","toolCallId":"c9","toolName":"b","input":{}}"#,
+                r#"{"type":"text-delta","delta":"\r\nbye"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn call_spans_are_absolute() {
+        let stream = "ab<tool_call>{\"name\":\"f\"}</tool_call>c";
+        let mut parser = HermesParser::new();
+        let chunks = ["ab<to", "ol_call>{\"name\":\"f\"}</tool", "_call>c"];
+        let result = run(&mut parser, chunks);
+        assert_eq!(
+            result.call_spans,
+            vec![Range {
+                start: 2,
+                end: stream.len() - 1
+            }]
+        );
+    }
+
+    #[test]
+    fn double_encoded_arguments() {
+        assert_eq!(
+            events(r#"<tool_call>{"name": "f", "arguments": "{\"q\": \"é😀\"}"}</tool_call>"#),
+            [
+                r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"f","input":{"q":"é😀"}}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_blocks_do_not_count_for_ids() {
+        assert_eq!(
+            events(
+                "<tool_call>{\"arguments\": {}}</tool_call>x<tool_call>{\"name\":\"f\"}</tool_call>"
+            ),
+            [
+                r#"{"type":"error","errorText":"tool_call has no string \"name\""}"#,
+                r#"{"type":"text-delta","delta":"<tool_call>{\"arguments\": {}}</tool_call>x"}"#,
+                r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"f","input":{}}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn lookalike_tags_are_text() {
+        let stream = "</tool_call> <tool_call > <Tool_Call> <tool_calls> <tool_ <";
+        assert_eq!(
+            events(stream),
+            [format!(r#"{{"type":"text-delta","delta":"{stream}"}}"#)]
+        );
+    }
+
+    #[test]
+    fn unterminated_call_is_an_error_then_text() {
+        assert_eq!(
+            events("a <tool_call>{\"name\": \"f\"}</tool_cal"),
+            [
+                r#"{"type":"text-delta","delta":"a "}"#,
+                r#"{"type":"error","errorText":"unterminated tool_call"}"#,
+                r#"{"type":"text-delta","delta":"<tool_call>{\"name\": \"f\"}</tool_cal"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn releases_text_as_soon_as_it_cannot_open_a_call() {
+        let mut parser = HermesParser::new();
+        let mut out = Vec::new();
+        parser.push("a <tool", &mut out);
+        assert_eq!(out, [Event::text("a ")]);
+        out.clear();
+        parser.push("_c", &mut out);
+        assert_eq!(out, []);
+        parser.push("x <", &mut out);
+        assert_eq!(out, [Event::text("<tool_cx ")]);
+        out.clear();
+        parser.push("tool_call>{", &mut out);
+        assert_eq!(out, []);
+        parser.push("\"name\":\"f\"}</tool_call", &mut out);
+        assert_eq!(out, []);
+        parser.push(">", &mut out);
+        assert!(matches!(out.as_slice(), [Event::ToolCall(_)]), "{out:?}");
     }
 }
