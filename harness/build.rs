@@ -1,42 +1,81 @@
-//! Embeds the bundled tool definitions (`specs/tools/*.tool.md`) in the library, so `tch` works
-//! from any directory.
+//! Embeds the bundled tool definitions (`specs/tools/*.tool.md`) and the corpus
+//! (`corpus/DIALECT/*.stream` and their `.events.jsonl`) in the library, so `tch` works from
+//! any directory.
 
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn main() {
-    let tools_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/tools");
-    println!("cargo::rerun-if-changed={}", tools_dir.display());
-    let mut files: Vec<_> = fs::read_dir(&tools_dir)
-        .map(|dir| dir.filter_map(Result::ok).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.ends_with(".tool.md"))
-    });
-    files.sort();
-    let mut code = String::from(
-        "/// `(file name, contents)` of every `specs/tools/*.tool.md`.\npub static BUNDLED_TOOLS: &[(&str, &str)] = &[\n",
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut code = String::new();
+    let tools = files_under(&root.join("specs/tools"), |name| name.ends_with(".tool.md"));
+    embed(
+        &mut code,
+        "BUNDLED_TOOLS",
+        "every `specs/tools/*.tool.md`",
+        &root.join("specs/tools"),
+        &tools,
     );
-    for path in &files {
-        println!("cargo::rerun-if-changed={}", path.display());
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        let absolute = path.canonicalize().unwrap_or_else(|_| path.clone());
-        let _ = writeln!(
-            code,
-            "    ({name:?}, include_str!({:?})),",
-            absolute.display().to_string()
-        );
-    }
-    code.push_str("];\n");
+    let corpus = files_under(&root.join("corpus"), |name| {
+        name.ends_with(".stream") || name.ends_with(".events.jsonl")
+    });
+    embed(
+        &mut code,
+        "BUNDLED_CORPUS",
+        "every corpus stream and expected-events file, as `DIALECT/FILE`",
+        &root.join("corpus"),
+        &corpus,
+    );
     let out = Path::new(&env::var("OUT_DIR").unwrap_or_default()).join("bundled.rs");
     if let Err(error) = fs::write(&out, code) {
         panic!("cannot write {}: {error}", out.display());
     }
+}
+
+/// Files below `dir` (one level of folders deep at most) whose names pass `keep`, sorted.
+fn files_under(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(
+                fs::read_dir(&path)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else {
+            files.push(path);
+        }
+    }
+    files.retain(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(&keep));
+    files.sort();
+    files
+}
+
+/// `pub static NAME: &[(&str, &str)]` of `(path relative to base, contents)`.
+fn embed(code: &mut String, name: &str, doc: &str, base: &Path, files: &[PathBuf]) {
+    let _ = writeln!(
+        code,
+        "/// `(path, contents)` of {doc}.\npub static {name}: &[(&str, &str)] = &["
+    );
+    for path in files {
+        println!("cargo::rerun-if-changed={}", path.display());
+        let relative = path
+            .strip_prefix(base)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned();
+        let absolute = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let _ = writeln!(
+            code,
+            "    ({relative:?}, include_str!({:?})),",
+            absolute.display().to_string()
+        );
+    }
+    code.push_str("];\n");
 }

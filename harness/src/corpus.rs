@@ -25,30 +25,29 @@ pub struct Case {
 /// A case that cannot be loaded.
 #[derive(Debug, Error)]
 pub enum CorpusError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not valid UTF-8")]
     NotUtf8 { path: PathBuf },
-    #[error("{path}: the folder must be a dialect name: {source}")]
+    #[error("{path}: the folder must be a dialect name: {error}")]
     Dialect {
         path: PathBuf,
-        source: UnknownDialect,
+        error: UnknownDialect,
     },
-    #[error("{path}:{line}: {source}")]
+    #[error("{path}:{line}: {error}")]
     Expected {
         path: PathBuf,
         line: usize,
-        source: ReadError,
+        error: ReadError,
     },
 }
 
 impl Case {
     /// Loads the case whose stream file is `stream_path` (`.../DIALECT/NAME.stream`).
     pub fn load(stream_path: &Path) -> Result<Case, CorpusError> {
-        let stream = read_text(stream_path)?;
         let name = stream_path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -58,17 +57,32 @@ impl Case {
             .and_then(Path::file_name)
             .and_then(|s| s.to_str())
             .unwrap_or_default();
-        let dialect = folder.parse().map_err(|source| CorpusError::Dialect {
-            path: stream_path.to_owned(),
-            source,
-        })?;
         let expected_path = stream_path.with_file_name(format!("{name}{EXPECTED_SUFFIX}"));
-        let expected = parse_expected(&read_text(&expected_path)?).map_err(|(line, source)| {
-            CorpusError::Expected {
-                path: expected_path,
-                line,
-                source,
-            }
+        Case::parse(
+            folder,
+            name,
+            read_text(stream_path)?,
+            &read_text(&expected_path)?,
+            &expected_path,
+        )
+    }
+
+    /// A case from its parts; `expected_path` names the expected file in errors.
+    fn parse(
+        folder: &str,
+        name: &str,
+        stream: String,
+        expected: &str,
+        expected_path: &Path,
+    ) -> Result<Case, CorpusError> {
+        let dialect = folder.parse().map_err(|error| CorpusError::Dialect {
+            path: expected_path.to_owned(),
+            error,
+        })?;
+        let expected = parse_expected(expected).map_err(|(line, error)| CorpusError::Expected {
+            path: expected_path.to_owned(),
+            line,
+            error,
         })?;
         Ok(Case {
             dialect,
@@ -77,6 +91,59 @@ impl Case {
             expected,
         })
     }
+}
+
+/// Every case of the corpus embedded in the binary, in path order.
+pub fn bundled_cases() -> Result<Vec<Case>, CorpusError> {
+    let mut cases = Vec::new();
+    for &(path, stream) in crate::bundled::BUNDLED_CORPUS {
+        let Some((folder, name)) = path.strip_suffix(".stream").and_then(|p| p.split_once('/'))
+        else {
+            continue;
+        };
+        let expected_path = format!("{folder}/{name}{EXPECTED_SUFFIX}");
+        let expected = crate::bundled::BUNDLED_CORPUS
+            .iter()
+            .find(|(p, _)| *p == expected_path)
+            .map(|(_, text)| *text)
+            .ok_or_else(|| CorpusError::Io {
+                path: PathBuf::from("corpus").join(&expected_path),
+                error: std::io::ErrorKind::NotFound.into(),
+            })?;
+        let expected_path = PathBuf::from("corpus").join(expected_path);
+        cases.push(Case::parse(
+            folder,
+            name,
+            stream.to_owned(),
+            expected,
+            &expected_path,
+        )?);
+    }
+    Ok(cases)
+}
+
+/// Every case under `root` (`root/DIALECT/NAME.stream`), in path order.
+pub fn load_dir(root: &Path) -> Result<Vec<Case>, CorpusError> {
+    let read_dir = |dir: &Path| {
+        fs::read_dir(dir).map_err(|error| CorpusError::Io {
+            path: dir.to_owned(),
+            error,
+        })
+    };
+    let mut paths = Vec::new();
+    for folder in read_dir(root)?.flatten() {
+        let folder = folder.path();
+        if folder.is_dir() {
+            paths.extend(
+                read_dir(&folder)?
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == STREAM_EXTENSION)),
+            );
+        }
+    }
+    paths.sort();
+    paths.iter().map(|p| Case::load(p)).collect()
 }
 
 /// Events of an expected-events file: one per line; blank lines and `#` comments skipped.
@@ -90,9 +157,9 @@ pub fn parse_expected(text: &str) -> Result<Vec<Event>, (usize, ReadError)> {
 }
 
 fn read_text(path: &Path) -> Result<String, CorpusError> {
-    let bytes = fs::read(path).map_err(|source| CorpusError::Io {
+    let bytes = fs::read(path).map_err(|error| CorpusError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     String::from_utf8(bytes).map_err(|_| CorpusError::NotUtf8 {
         path: path.to_owned(),

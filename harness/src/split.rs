@@ -124,6 +124,110 @@ pub fn exhaustive(text: &str, pair_limit: usize) -> Vec<Splitting> {
     splittings
 }
 
+/// `count` seeded random multi-cuts of `text`: each a sorted set of 1 to 8 cut points.
+/// The same text, seed and count always give the same cuts.
+pub fn random_cuts(text: &str, seed: u64, count: usize) -> Vec<Vec<usize>> {
+    let points = cut_points(text);
+    if points.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = SplitMix64(seed ^ fnv1a(text.as_bytes()));
+    (0..count)
+        .map(|_| {
+            let wanted = 1 + rng.below(points.len().min(8));
+            let mut cuts: Vec<usize> = (0..wanted)
+                .map(|_| points[rng.below(points.len())])
+                .collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            cuts
+        })
+        .collect()
+}
+
+/// Cuts every `step` chars with an empty chunk after each piece, and empty chunks at both
+/// ends: `["", "abc", "", "def", "", ""]`.
+pub fn empty_interleaved_cuts(text: &str, step: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    for (i, (at, _)) in text.char_indices().enumerate() {
+        if i > 0 && i % step.max(1) == 0 {
+            cuts.extend([at, at]);
+        }
+    }
+    cuts.extend([text.len(), text.len()]);
+    cuts
+}
+
+/// Cuts at the boundaries of GPT-2's pre-tokenizer (`'s|'t|…| ?\p{L}+| ?\p{N}+|
+/// ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`, approximated without contractions): a letter run, a
+/// digit run or a symbol run, each with one leading space, and whitespace runs. BPE tokens of
+/// GPT-2-family tokenizers never cross these boundaries, so real model streams cut here.
+pub fn pretoken_cuts(text: &str) -> Vec<usize> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Class {
+        Letter,
+        Digit,
+        Space,
+        Other,
+    }
+    let class = |c: char| {
+        if c.is_alphabetic() {
+            Class::Letter
+        } else if c.is_numeric() {
+            Class::Digit
+        } else if c.is_whitespace() {
+            Class::Space
+        } else {
+            Class::Other
+        }
+    };
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut cuts = Vec::new();
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let (previous, current) = (class(chars[i - 1].1), class(c));
+        let next = chars.get(i + 1).map(|&(_, n)| class(n));
+        let boundary = match (previous, current) {
+            (Class::Space, Class::Space) => false,
+            // A single space joins the following word: " hello" is one pre-token.
+            (_, Class::Space) => true,
+            (Class::Space, _) => {
+                !(chars[i - 1].1 == ' '
+                    && (i < 2 || class(chars[i - 2].1) != Class::Space || next.is_some()))
+            }
+            (a, b) => a != b,
+        };
+        if boundary {
+            cuts.push(at);
+        }
+    }
+    cuts
+}
+
+/// SplitMix64: a tiny, well-mixed, seedable generator, so splittings replay exactly.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +272,52 @@ mod tests {
         assert_eq!(
             chunks_from_lengths("é", &[1]),
             Err(SplitError::NotCharBoundary(1))
+        );
+    }
+
+    #[test]
+    fn random_cuts_are_reproducible_boundaries() {
+        let text = "héllo ```tool\n😀";
+        let a = random_cuts(text, 7, 5);
+        assert_eq!(a, random_cuts(text, 7, 5));
+        assert_ne!(a, random_cuts(text, 8, 5));
+        assert_eq!(a.len(), 5);
+        for cuts in &a {
+            assert!(cuts.windows(2).all(|w| w[0] < w[1]));
+            assert!(
+                cuts.iter()
+                    .all(|&c| c > 0 && c < text.len() && text.is_char_boundary(c))
+            );
+        }
+        assert!(random_cuts("x", 1, 3).is_empty());
+    }
+
+    #[test]
+    fn empty_chunks_between_pieces() {
+        assert_eq!(
+            chunks_at("abcdefg", &empty_interleaved_cuts("abcdefg", 3)),
+            ["", "abc", "", "def", "", "g", "", ""]
+        );
+    }
+
+    #[test]
+    fn pretokens_keep_a_leading_space_with_the_word() {
+        let text = "Hi there, 42 cats!\n\n<GetWeather>";
+        let pieces = chunks_at(text, &pretoken_cuts(text));
+        assert_eq!(
+            pieces,
+            [
+                "Hi",
+                " there",
+                ",",
+                " 42",
+                " cats",
+                "!",
+                "\n\n",
+                "<",
+                "GetWeather",
+                ">"
+            ]
         );
     }
 

@@ -23,16 +23,34 @@ fn reference_conforms(path: &Path) -> datatest_stable::Result<()> {
         let cuts = splitting.cuts(&case.stream);
         if let Err(failure) = check_reference(&case, &cuts, &TOOLS) {
             let chunks = chunks_at(&case.stream, &cuts);
-            return Err(format!(
+            return Err(Report(format!(
                 "case {} failed under splitting {splitting:?}\nchunk vector (bytes): {:?}\nchunks: {chunks:?}\n{failure}",
                 case.id,
                 chunk_vector(&chunks),
-            )
+            ))
             .into());
         }
     }
     Ok(())
 }
+
+/// A failure message that prints as written: the test harness shows errors with `Debug`,
+/// which would escape the diff's newlines.
+struct Report(String);
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Report {}
 
 datatest_stable::harness! {
     { test = reference_conforms, root = "../corpus", pattern = r"\.stream$" },

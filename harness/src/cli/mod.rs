@@ -5,8 +5,9 @@ mod corpus;
 mod definitions;
 mod parse;
 mod prompt;
+mod run;
+mod serve;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -14,8 +15,9 @@ use clap::{Parser, Subcommand};
 
 /// Conformance test harness and fuzzer for streaming LLM tool-call parsers.
 ///
-/// With no command, `tch` replays the whole bundled corpus through the reference parsers
-/// under every splitting (as `tch corpus` does).
+/// With no command, `tch` runs the whole bundled corpus against its own reference parsers
+/// over the real protocol (`tch run` against `tch serve`): the check that the harness itself
+/// is sound.
 #[derive(Debug, Parser)]
 #[command(name = "tch", version, about, long_about)]
 pub struct Cli {
@@ -29,6 +31,8 @@ enum Command {
     Corpus(corpus::CorpusArgs),
     Definitions(definitions::DefinitionsArgs),
     Prompt(prompt::PromptArgs),
+    Run(Box<run::RunArgs>),
+    Serve(serve::ServeArgs),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -37,17 +41,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Corpus(args)) => corpus::run(args),
         Some(Command::Definitions(args)) => definitions::run(args),
         Some(Command::Prompt(args)) => prompt::run(args),
-        None => corpus::run(corpus::CorpusArgs::default()),
-    }
-}
-
-/// The bundled corpus: `corpus/` in the working directory when there is one, else the
-/// source tree's.
-fn default_corpus_dir() -> PathBuf {
-    let local = PathBuf::from("corpus");
-    if local.is_dir() {
-        local
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus"))
+        Some(Command::Run(args)) => run::run(*args),
+        Some(Command::Serve(args)) => serve::run(args),
+        // Parsed, not defaulted, so every option has its documented default.
+        None => run(Cli::parse_from(["tch", "run"])),
     }
 }

@@ -7,9 +7,7 @@ use thiserror::Error;
 
 use crate::tools::Registry;
 
-mod bundled {
-    include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
-}
+use crate::bundled;
 
 /// Why definitions cannot be read.
 #[derive(Debug, Error)]

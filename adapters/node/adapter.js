@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// A tch candidate adapter in plain Node.js (no dependencies): the template to copy.
+//
+// tch talks to a parser under test over JSON lines on stdin/stdout (protocol v1,
+// specs/protocol.md). Two parts:
+//  1. HermesParser: a small streaming parser for the `hermes` dialect
+//     (`<tool_call>{"name": ..., "arguments": {...}}</tool_call>`, specs/dialects/hermes.md).
+//     Replace it with a wrapper around YOUR parser: push(chunk) returns the events that chunk
+//     completed, finish() the rest. Events are AI SDK v5 stream parts (specs/events.md).
+//  2. serve(): the protocol loop. Keep it; change NAME and DIALECTS.
+//
+// Run it under tch:   tch run -- node adapters/node/adapter.js
+'use strict';
+
+const readline = require('node:readline');
+
+const NAME = 'node-template';
+const DIALECTS = ['hermes'];
+const OPEN = '<tool_call>';
+const CLOSE = '</tool_call>';
+
+const text = (delta) => ({ type: 'text-delta', delta });
+const error = (errorText) => ({ type: 'error', errorText });
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+class HermesParser {
+  constructor() {
+    this.pending = ''; // a possible opener prefix, or an open call (starting with OPEN)
+    this.inCall = false;
+    this.scanned = 0; // how far `pending` was searched for CLOSE: never search twice
+    this.calls = 0;
+  }
+
+  push(chunk) {
+    this.pending += chunk;
+    const events = [];
+    for (;;) {
+      if (this.inCall) {
+        const end = this.pending.indexOf(CLOSE, Math.max(OPEN.length, this.scanned - CLOSE.length + 1));
+        if (end < 0) {
+          this.scanned = this.pending.length;
+          break;
+        }
+        const block = this.pending.slice(0, end + CLOSE.length);
+        this.pending = this.pending.slice(block.length);
+        this.inCall = false;
+        this.scanned = 0;
+        events.push(...this.call(block.slice(OPEN.length, end), block));
+        continue;
+      }
+      const start = this.pending.indexOf(OPEN);
+      if (start >= 0) {
+        if (start > 0) events.push(text(this.pending.slice(0, start)));
+        this.pending = this.pending.slice(start);
+        this.inCall = true;
+        continue;
+      }
+      const keep = openerPrefixLength(this.pending);
+      if (this.pending.length > keep) {
+        events.push(text(this.pending.slice(0, this.pending.length - keep)));
+        this.pending = this.pending.slice(this.pending.length - keep);
+      }
+      break;
+    }
+    return events;
+  }
+
+  finish() {
+    const events = [];
+    if (this.inCall) events.push(error('unterminated tool_call'));
+    if (this.pending) events.push(text(this.pending));
+    this.pending = '';
+    return events;
+  }
+
+  // The events of one complete block: a tool-call, or an error and the block as text.
+  call(content, block) {
+    let value;
+    try {
+      value = JSON.parse(content);
+    } catch {
+      value = null;
+    }
+    if (!isObject(value)) return [error('invalid JSON in tool_call'), text(block)];
+    if (typeof value.name !== 'string') return [error('tool_call has no string "name"'), text(block)];
+    let args = value.arguments;
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args);
+      } catch {
+        args = 'not an object';
+      }
+    }
+    if (args === undefined || args === null) args = {};
+    if (!isObject(args)) return [error('tool_call "arguments" is not an object'), text(block)];
+    this.calls += 1;
+    const id = typeof value.id === 'string' ? value.id : `tool-call-${this.calls}`;
+    const event = { type: 'tool-call', toolCallId: id, toolName: value.name, input: args };
+    const extra = {};
+    for (const [key, v] of Object.entries(value)) {
+      if (!['name', 'arguments', 'id'].includes(key)) extra[key] = v;
+    }
+    if (Object.keys(extra).length > 0) event.extra = extra;
+    return [event];
+  }
+}
+
+// The length of the longest suffix of `pending` that could still grow into OPEN.
+function openerPrefixLength(pending) {
+  for (let size = Math.min(OPEN.length - 1, pending.length); size > 0; size--) {
+    if (OPEN.startsWith(pending.slice(-size))) return size;
+  }
+  return 0;
+}
+
+// The protocol loop: one request per line in, replies out, until `bye` or end of input.
+function serve(makeParser) {
+  let parser = null;
+  const out = [];
+  const send = (message) => out.push(JSON.stringify(message));
+  const lines = readline.createInterface({ input: process.stdin, terminal: false });
+  lines.on('line', (line) => {
+    if (!line.trim()) return;
+    const request = JSON.parse(line);
+    switch (request.op) {
+      case 'hello':
+        send({ type: 'hello', protocol: 1, name: NAME, dialects: DIALECTS });
+        break;
+      case 'begin':
+        parser = makeParser();
+        break;
+      case 'chunk':
+        parser.push(request.text).forEach(send);
+        send({ type: 'sync' });
+        break;
+      case 'end':
+        parser.finish().forEach(send);
+        send({ type: 'done' });
+        break;
+      case 'bye':
+        lines.close();
+        return;
+    }
+    if (out.length > 0) process.stdout.write(out.splice(0).join('\n') + '\n');
+  });
+}
+
+serve(() => new HermesParser());

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""A tch candidate adapter in plain Python 3: the template to copy.
+
+tch talks to a parser under test over JSON lines on stdin/stdout (protocol v1,
+specs/protocol.md). This file has two parts:
+
+1. `HermesParser`: a small streaming parser for the `hermes` dialect
+   (`<tool_call>{"name": ..., "arguments": {...}}</tool_call>`, specs/dialects/hermes.md).
+   Replace it with a wrapper around YOUR parser: `push(chunk)` returns the events that
+   chunk completed, `finish()` the rest. Events are AI SDK v5 stream parts (specs/events.md).
+2. `serve()`: the protocol loop. Keep it as it is; change `NAME` and `DIALECTS`.
+
+Run it under tch:   tch run -- python3 adapters/python/adapter.py
+No dependencies beyond the standard library.
+"""
+
+import json
+import sys
+
+NAME = "python-template"
+DIALECTS = ["hermes"]
+
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
+
+
+def text(delta):
+    return {"type": "text-delta", "delta": delta}
+
+
+def error(error_text):
+    return {"type": "error", "errorText": error_text}
+
+
+def reject_constant(name):
+    # Python's json accepts NaN and Infinity; JSON does not.
+    raise ValueError(f"{name} is not JSON")
+
+
+class HermesParser:
+    """Streams `<tool_call>` blocks out of text, releasing text as soon as it cannot be one."""
+
+    def __init__(self):
+        self.pending = ""  # a possible opener prefix, or an open call (starting with OPEN)
+        self.in_call = False
+        self.scanned = 0  # how far `pending` was searched for CLOSE: never search twice
+        self.calls = 0
+
+    def push(self, chunk):
+        self.pending += chunk
+        events = []
+        while True:
+            if self.in_call:
+                end = self.pending.find(CLOSE, max(len(OPEN), self.scanned - len(CLOSE) + 1))
+                if end < 0:
+                    self.scanned = len(self.pending)
+                    break
+                block = self.pending[: end + len(CLOSE)]
+                self.pending = self.pending[len(block):]
+                self.in_call, self.scanned = False, 0
+                events.extend(self.call(block[len(OPEN) : end], block))
+                continue
+            start = self.pending.find(OPEN)
+            if start >= 0:
+                if start:
+                    events.append(text(self.pending[:start]))
+                self.pending = self.pending[start:]
+                self.in_call = True
+                continue
+            keep = self.opener_prefix_len(self.pending)
+            if len(self.pending) > keep:
+                events.append(text(self.pending[: len(self.pending) - keep]))
+                self.pending = self.pending[len(self.pending) - keep :]
+            break
+        return events
+
+    def finish(self):
+        events = []
+        if self.in_call:
+            events.append(error("unterminated tool_call"))
+        if self.pending:
+            events.append(text(self.pending))
+        self.pending = ""
+        return events
+
+    @staticmethod
+    def opener_prefix_len(pending):
+        """The length of the longest suffix of `pending` that could still grow into OPEN."""
+        for size in range(min(len(OPEN) - 1, len(pending)), 0, -1):
+            if OPEN.startswith(pending[-size:]):
+                return size
+        return 0
+
+    def call(self, content, block):
+        """The events of one complete block: a tool-call, or an error and the block as text."""
+        try:
+            value = json.loads(content, parse_constant=reject_constant)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            return [error("invalid JSON in tool_call"), text(block)]
+        name = value.get("name")
+        if not isinstance(name, str):
+            return [error('tool_call has no string "name"'), text(block)]
+        arguments = value.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments, parse_constant=reject_constant)
+            except ValueError:
+                arguments = "not an object"
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return [error('tool_call "arguments" is not an object'), text(block)]
+        self.calls += 1
+        call_id = value.get("id")
+        if not isinstance(call_id, str):
+            call_id = f"tool-call-{self.calls}"
+        event = {"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": arguments}
+        extra = {k: v for k, v in value.items() if k not in ("name", "arguments", "id")}
+        if extra:
+            event["extra"] = extra
+        return [event]
+
+
+def serve(make_parser, name=NAME, dialects=DIALECTS):
+    """The protocol loop: one request per line in, replies out, until `bye` or end of input."""
+    out = sys.stdout
+
+    def send(message):
+        # ensure_ascii: a lone surrogate from a JSON escape still makes a valid line.
+        out.write(json.dumps(message, separators=(",", ":")) + "\n")
+
+    parser = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        op = request.get("op")
+        if op == "hello":
+            send({"type": "hello", "protocol": 1, "name": name, "dialects": dialects})
+        elif op == "begin":
+            parser = make_parser()
+        elif op == "chunk":
+            for event in parser.push(request["text"]):
+                send(event)
+            send({"type": "sync"})
+        elif op == "end":
+            for event in parser.finish():
+                send(event)
+            send({"type": "done"})
+        elif op == "bye":
+            break
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve(HermesParser)

@@ -1,0 +1,479 @@
+//! The harness's side of the protocol: one candidate process, started in its own process
+//! group, spoken to line by line with a timeout on every reply. Whatever the candidate does
+//! (exit, hang, flood, print garbage) comes back as a [`Fault`]; the caller then drops the
+//! process (its whole group is killed) and starts a new one.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::event::{Event, ReadError};
+use crate::protocol::{Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, ToolInfo};
+
+/// Bounds on what a candidate may do before it is given up on (`specs/protocol.md` §3).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// How long to wait for each reply line.
+    pub timeout: Duration,
+    /// The longest line accepted.
+    pub max_line_bytes: usize,
+    /// The most events accepted in answer to one request.
+    pub max_events: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(5),
+            max_line_bytes: 1 << 20,
+            max_events: 100_000,
+        }
+    }
+}
+
+/// What went wrong with a candidate; after any fault the process is not used again.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Fault {
+    #[error("crash: {status}; stderr tail: {stderr_tail:?}")]
+    Crash { status: String, stderr_tail: String },
+    #[error("timeout: no reply within {seconds:.1} s; stderr tail: {stderr_tail:?}")]
+    Timeout { seconds: f64, stderr_tail: String },
+    #[error("protocol: {reason}")]
+    Protocol { reason: String },
+}
+
+impl Fault {
+    /// The verdict name of `specs/protocol.md` §3.
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Fault::Crash { .. } => "crash",
+            Fault::Timeout { .. } => "timeout",
+            Fault::Protocol { .. } => "protocol",
+        }
+    }
+}
+
+/// Why a candidate could not be started.
+#[derive(Debug, Error)]
+pub enum StartError {
+    #[error("cannot start {program:?}: {error}")]
+    Spawn {
+        program: String,
+        error: std::io::Error,
+    },
+    #[error("the candidate's hello failed: {0}")]
+    Handshake(Fault),
+    #[error("no candidate command given")]
+    NoCommand,
+}
+
+/// What a candidate emitted for one stream.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Transcript {
+    pub events: Vec<Event>,
+    /// `events.len()` after each chunk's `sync`: which events each chunk produced.
+    pub synced: Vec<usize>,
+    /// Calls that carried `args`/`arguments`/`params` instead of `input` (read as if they were
+    /// `input`, and reported as a grammar failure).
+    pub misnamed_inputs: Vec<String>,
+}
+
+enum Line {
+    Text(String),
+    TooLong,
+    Closed,
+}
+
+/// A running candidate process.
+pub struct Candidate {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    stderr_tail: Arc<Mutex<VecDeque<u8>>>,
+    limits: Limits,
+    pub hello: Hello,
+}
+
+const STDERR_TAIL_BYTES: usize = 4096;
+
+impl Candidate {
+    /// Starts `argv` and performs the hello handshake.
+    pub fn start(argv: &[String], limits: Limits) -> Result<Candidate, StartError> {
+        let (program, args) = argv.split_first().ok_or(StartError::NoCommand)?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|error| StartError::Spawn {
+                program: program.clone(),
+                error,
+            })?;
+        let (sender, lines) = sync_channel(1024);
+        if let Some(stdout) = child.stdout.take() {
+            thread::spawn(move || read_lines(stdout, limits.max_line_bytes, sender));
+        }
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(stderr) = child.stderr.take() {
+            let tail = Arc::clone(&stderr_tail);
+            thread::spawn(move || keep_tail(stderr, tail));
+        }
+        let mut candidate = Candidate {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr_tail,
+            limits,
+            hello: Hello {
+                protocol: 0,
+                name: String::new(),
+                dialects: Vec::new(),
+                definitions: false,
+            },
+        };
+        candidate.hello = candidate.handshake().map_err(StartError::Handshake)?;
+        Ok(candidate)
+    }
+
+    fn handshake(&mut self) -> Result<Hello, Fault> {
+        self.send(&Request::Hello {
+            protocol: PROTOCOL_VERSION,
+        })?;
+        let line = self.next_line()?;
+        match Reply::parse(&line) {
+            Ok(Reply::Hello(hello)) if hello.protocol == PROTOCOL_VERSION => Ok(hello),
+            Ok(Reply::Hello(hello)) => Err(protocol(format!(
+                "hello speaks protocol {}, tch speaks {PROTOCOL_VERSION}",
+                hello.protocol
+            ))),
+            Ok(_) => Err(protocol(format!(
+                "expected a {{\"type\":\"hello\",…}} reply, got {}",
+                excerpt(&line)
+            ))),
+            Err(error) => Err(protocol(format!(
+                "expected a {{\"type\":\"hello\",…}} reply, got {} ({error})",
+                excerpt(&line)
+            ))),
+        }
+    }
+
+    /// Runs one stream: `begin`, a `chunk` per chunk (reading events up to `sync`), `end`
+    /// (reading events up to `done`).
+    pub fn run_stream(
+        &mut self,
+        stream: &str,
+        dialect: &str,
+        tools: &[ToolInfo],
+        chunks: &[&str],
+    ) -> Result<Transcript, Fault> {
+        self.send(&Request::Begin {
+            stream: stream.to_owned(),
+            dialect: dialect.to_owned(),
+            tools: tools.to_vec(),
+        })?;
+        let mut transcript = Transcript::default();
+        for chunk in chunks {
+            self.send(&Request::Chunk {
+                stream: stream.to_owned(),
+                text: (*chunk).to_owned(),
+            })?;
+            self.read_events(&mut transcript, Reply::Sync)?;
+            transcript.synced.push(transcript.events.len());
+        }
+        self.send(&Request::End {
+            stream: stream.to_owned(),
+        })?;
+        self.read_events(&mut transcript, Reply::Done)?;
+        Ok(transcript)
+    }
+
+    /// Reads events until `closing` (`sync` or `done`).
+    fn read_events(&mut self, transcript: &mut Transcript, closing: Reply) -> Result<(), Fault> {
+        let start = transcript.events.len();
+        loop {
+            let line = self.next_line()?;
+            match read_reply(&line) {
+                Ok((Reply::Event(event), misnamed)) => {
+                    if let Some(field) = misnamed {
+                        transcript.misnamed_inputs.push(field);
+                    }
+                    transcript.events.push(event);
+                    if transcript.events.len() - start > self.limits.max_events {
+                        return Err(protocol(format!(
+                            "flood: more than {} events for one request",
+                            self.limits.max_events
+                        )));
+                    }
+                }
+                Ok((Reply::Nothing, _)) => {}
+                Ok((reply, _)) if reply == closing => return Ok(()),
+                Ok((reply, _)) => {
+                    let expected = if closing == Reply::Sync {
+                        "sync"
+                    } else {
+                        "done"
+                    };
+                    return Err(protocol(format!(
+                        "expected events then {expected}, got {reply:?}"
+                    )));
+                }
+                Err(error) => return Err(protocol(format!("{error} in {}", excerpt(&line)))),
+            }
+        }
+    }
+
+    fn send(&mut self, request: &Request) -> Result<(), Fault> {
+        let mut line = serde_json::to_string(request).unwrap_or_default();
+        line.push('\n');
+        let written = match &mut self.stdin {
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush()),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        written.map_err(|_| self.crash())
+    }
+
+    fn next_line(&mut self) -> Result<String, Fault> {
+        match self.lines.recv_timeout(self.limits.timeout) {
+            Ok(Line::Text(line)) => Ok(line),
+            Ok(Line::TooLong) => Err(protocol(format!(
+                "flood: a line longer than {} bytes",
+                self.limits.max_line_bytes
+            ))),
+            Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => Err(self.crash()),
+            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout {
+                seconds: self.limits.timeout.as_secs_f64(),
+                stderr_tail: self.stderr_tail(),
+            }),
+        }
+    }
+
+    /// The candidate closed its output or input: wait briefly for its exit status.
+    fn crash(&mut self) -> Fault {
+        let mut status = "closed its output".to_owned();
+        for _ in 0..50 {
+            if let Ok(Some(exit)) = self.child.try_wait() {
+                status = exit.to_string();
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        // Let the stderr thread drain what the process wrote before it died.
+        thread::sleep(Duration::from_millis(20));
+        Fault::Crash {
+            status,
+            stderr_tail: self.stderr_tail(),
+        }
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        let tail = self
+            .stderr_tail
+            .lock()
+            .map(|t| t.iter().copied().collect::<Vec<u8>>())
+            .unwrap_or_default();
+        String::from_utf8_lossy(&tail).into_owned()
+    }
+
+    /// Says `bye` and gives the process a moment to exit before its group is killed.
+    pub fn shutdown(mut self) {
+        let _ = self.send(&Request::Bye);
+        self.stdin = None;
+        for _ in 0..20 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Candidate {
+    fn drop(&mut self) {
+        // The whole group: an adapter's own children die with it.
+        let _ = rustix::process::kill_process_group(
+            rustix::process::Pid::from_child(&self.child),
+            rustix::process::Signal::KILL,
+        );
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A reply line read; a call with a misnamed input is read as if it were `input`, and the
+/// misnamed field is returned beside it.
+fn read_reply(line: &str) -> Result<(Reply, Option<String>), ReplyError> {
+    match Reply::parse(line) {
+        Err(ReplyError::Event(ReadError::MisnamedInput { field, .. })) => {
+            let mut value: Value =
+                serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;
+            if let Some(object) = value.as_object_mut()
+                && let Some(input) = object.remove(field)
+            {
+                object.insert("input".to_owned(), input);
+            }
+            let event = Event::from_value(value)?;
+            Ok((Reply::Event(event), Some(field.to_owned())))
+        }
+        reply => reply.map(|r| (r, None)),
+    }
+}
+
+/// Splits a command line like a POSIX shell would split words: blanks separate, `'…'` and
+/// `"…"` quote, `\` escapes the next character (inside `"…"` only before `"`, `\`, `$`,
+/// `` ` ``). No expansion of any kind: no shell is run.
+pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if let Some(done) = word.take() {
+                    words.push(done);
+                }
+            }
+            '\'' => {
+                let current = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => current.push(c),
+                        None => return Err("unclosed single quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                let current = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => current.push(c),
+                            Some(c) => current.extend(['\\', c]),
+                            None => return Err("unclosed double quote".into()),
+                        },
+                        Some(c) => current.push(c),
+                        None => return Err("unclosed double quote".into()),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => return Err("a trailing backslash escapes nothing".into()),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+fn protocol(reason: String) -> Fault {
+    Fault::Protocol { reason }
+}
+
+/// A line cut for an error message.
+fn excerpt(line: &str) -> String {
+    let mut end = line.len().min(120);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < line.len() {
+        format!("{:?}…", &line[..end])
+    } else {
+        format!("{line:?}")
+    }
+}
+
+/// Reads `\n`-terminated lines, refusing any longer than `max`; ends with `Closed` at EOF.
+fn read_lines(stdout: impl Read, max: usize, sender: SyncSender<Line>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) if bytes.is_empty() => break,
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (taken, complete) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        line.extend_from_slice(&available[..taken]);
+        reader.consume(taken);
+        if line.len() > max {
+            let _ = sender.send(Line::TooLong);
+            return;
+        }
+        if complete {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let text = String::from_utf8_lossy(&line).into_owned();
+            line.clear();
+            if sender.send(Line::Text(text)).is_err() {
+                return;
+            }
+        }
+    }
+    let _ = sender.send(Line::Closed);
+}
+
+fn keep_tail(mut stderr: impl Read, tail: Arc<Mutex<VecDeque<u8>>>) {
+    let mut buffer = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut buffer) {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut tail) = tail.lock() {
+            tail.extend(&buffer[..n]);
+            let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+            tail.drain(..excess);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_command_line;
+
+    #[test]
+    fn splits_like_a_shell_without_running_one() {
+        assert_eq!(
+            split_command_line("python3 a.py --x 1"),
+            Ok(vec![
+                "python3".into(),
+                "a.py".into(),
+                "--x".into(),
+                "1".into()
+            ])
+        );
+        assert_eq!(
+            split_command_line(r#"node 'my dir/a.js' "say \"hi\"" a\ b $HOME"#),
+            Ok(vec![
+                "node".into(),
+                "my dir/a.js".into(),
+                "say \"hi\"".into(),
+                "a b".into(),
+                "$HOME".into()
+            ])
+        );
+        assert_eq!(split_command_line("''"), Ok(vec![String::new()]));
+        assert!(split_command_line("'open").is_err());
+        assert!(split_command_line("x\\").is_err());
+    }
+}

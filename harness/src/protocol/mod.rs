@@ -1,0 +1,205 @@
+//! Candidate protocol v1 (`specs/protocol.md`): the messages between the harness and a parser
+//! under test, the reference's side of it (`server`), and the harness's side (`candidate`).
+
+pub mod candidate;
+pub mod server;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::event::{Event, ReadError};
+use crate::tools::Registry;
+
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A request from the harness, one JSON line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum Request {
+    Hello {
+        protocol: u32,
+    },
+    Begin {
+        stream: String,
+        dialect: String,
+        #[serde(default)]
+        tools: Vec<ToolInfo>,
+    },
+    Chunk {
+        stream: String,
+        text: String,
+    },
+    End {
+        stream: String,
+    },
+    Definition {
+        kind: DefinitionKind,
+        text: String,
+    },
+    Bye,
+}
+
+/// A tool as `begin` describes it to the candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInfo {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub input_schema: Value,
+}
+
+impl ToolInfo {
+    /// The tools of a registry, as `begin` sends them.
+    pub fn list(registry: &Registry) -> Vec<ToolInfo> {
+        registry
+            .tools()
+            .iter()
+            .map(|tool| ToolInfo {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                input_schema: tool.input_schema.clone(),
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefinitionKind {
+    Tool,
+    Skill,
+}
+
+/// The candidate's answer to `hello`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol: u32,
+    #[serde(default)]
+    pub name: String,
+    pub dialects: Vec<String>,
+    #[serde(default)]
+    pub definitions: bool,
+}
+
+/// One line from a candidate, read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Hello(Hello),
+    Sync,
+    Done,
+    Definition(Value),
+    /// An event (an `error` event is also the error reply to a `definition` request).
+    Event(Event),
+    /// `text-start` / `text-end`: accepted, carries nothing.
+    Nothing,
+}
+
+/// Why a candidate's line is not a protocol line.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ReplyError {
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    #[error("bad hello: {0}")]
+    BadHello(String),
+    #[error("definition reply without a \"value\"")]
+    DefinitionWithoutValue,
+    #[error(transparent)]
+    Event(#[from] ReadError),
+}
+
+impl Reply {
+    pub fn parse(line: &str) -> Result<Reply, ReplyError> {
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;
+        match value.get("type").and_then(Value::as_str) {
+            Some("hello") => serde_json::from_value(value)
+                .map(Reply::Hello)
+                .map_err(|e| ReplyError::BadHello(e.to_string())),
+            Some("sync") => Ok(Reply::Sync),
+            Some("done") => Ok(Reply::Done),
+            Some("definition") => match value {
+                Value::Object(mut object) => object
+                    .remove("value")
+                    .map(Reply::Definition)
+                    .ok_or(ReplyError::DefinitionWithoutValue),
+                _ => Err(ReplyError::DefinitionWithoutValue),
+            },
+            _ => Ok(Event::read(value)?.map_or(Reply::Nothing, Reply::Event)),
+        }
+    }
+}
+
+/// A control line as `tch serve` writes it.
+pub fn control_line(kind: &str) -> String {
+    format!("{{\"type\":\"{kind}\"}}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_the_spec_lines() {
+        let lines = [
+            (
+                Request::Hello { protocol: 1 },
+                r#"{"op":"hello","protocol":1}"#,
+            ),
+            (
+                Request::Chunk {
+                    stream: "s1".into(),
+                    text: "a\n".into(),
+                },
+                r#"{"op":"chunk","stream":"s1","text":"a\n"}"#,
+            ),
+            (
+                Request::End {
+                    stream: "s1".into(),
+                },
+                r#"{"op":"end","stream":"s1"}"#,
+            ),
+            (Request::Bye, r#"{"op":"bye"}"#),
+        ];
+        for (request, line) in lines {
+            assert_eq!(serde_json::to_string(&request).ok().as_deref(), Some(line));
+            assert_eq!(serde_json::from_str::<Request>(line).ok(), Some(request));
+        }
+        let begin: Request = serde_json::from_str(
+            r#"{"op":"begin","stream":"x","dialect":"tag","tools":[{"name":"t"}]}"#,
+        )
+        .expect("begin parses");
+        assert!(matches!(begin, Request::Begin { tools, .. } if tools[0].name == "t"));
+    }
+
+    #[test]
+    fn replies_are_read() {
+        assert_eq!(Reply::parse(r#"{"type":"sync"}"#), Ok(Reply::Sync));
+        assert_eq!(
+            Reply::parse(r#"{"type":"text-start","id":"0"}"#),
+            Ok(Reply::Nothing)
+        );
+        assert_eq!(
+            Reply::parse(r#"{"type":"text-delta","delta":"x"}"#),
+            Ok(Reply::Event(Event::text("x")))
+        );
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":["md-fence"]}"#),
+            Ok(Reply::Hello(Hello { protocol: 1, .. }))
+        ));
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello"}"#),
+            Err(ReplyError::BadHello(_))
+        ));
+        assert!(matches!(
+            Reply::parse("garbage"),
+            Err(ReplyError::NotJson(_))
+        ));
+        assert!(matches!(
+            Reply::parse(r#"{"type":"bogus"}"#),
+            Err(ReplyError::Event(_))
+        ));
+    }
+}

@@ -1,0 +1,214 @@
+//! The reference behind the protocol (`tch serve`, `specs/protocol.md` §4): reads requests,
+//! runs the reference parsers, writes events. The template every adapter copies.
+
+use std::io::{self, BufRead, Write};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::definitions::bundled_registry;
+use crate::dialect::Dialect;
+use crate::event::Event;
+use crate::parser::StreamParser;
+use crate::protocol::{PROTOCOL_VERSION, Request, ToolInfo, control_line};
+use crate::tools::{Registry, Tool};
+
+/// Serves requests from `input` until `bye` or its end.
+pub fn serve(input: impl BufRead, mut output: impl Write, dialects: &[Dialect]) -> io::Result<()> {
+    let mut server = Server {
+        dialects,
+        stream: None,
+        tools: None,
+    };
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let request = match serde_json::from_str::<Request>(&line) {
+            Ok(request) => request,
+            Err(error) => {
+                writeln!(
+                    output,
+                    "{}",
+                    Event::error(format!("bad request: {error}")).to_json_line()
+                )?;
+                output.flush()?;
+                continue;
+            }
+        };
+        if request == Request::Bye {
+            break;
+        }
+        for reply in server.answer(request) {
+            writeln!(output, "{reply}")?;
+        }
+        output.flush()?;
+    }
+    Ok(())
+}
+
+struct Server<'d> {
+    dialects: &'d [Dialect],
+    stream: Option<(String, Box<dyn StreamParser>)>,
+    /// The last `begin`'s tools and their registry: most runs send the same list every time,
+    /// and compiling schemas per stream would dominate.
+    tools: Option<(Vec<ToolInfo>, Arc<Registry>)>,
+}
+
+impl Server<'_> {
+    /// The reply lines to one request.
+    fn answer(&mut self, request: Request) -> Vec<String> {
+        match request {
+            Request::Hello { .. } => {
+                let dialects: Vec<&str> = self.dialects.iter().map(|d| d.name()).collect();
+                let hello = json!({
+                    "type": "hello",
+                    "protocol": PROTOCOL_VERSION,
+                    "name": format!("tch serve {}", env!("CARGO_PKG_VERSION")),
+                    "dialects": dialects,
+                    "definitions": false,
+                });
+                vec![hello.to_string()]
+            }
+            Request::Begin {
+                stream,
+                dialect,
+                tools,
+            } => {
+                let dialect = match dialect.parse::<Dialect>() {
+                    Ok(d) if self.dialects.contains(&d) => d,
+                    _ => return vec![error_line(format!("dialect \"{dialect}\" is not served"))],
+                };
+                match self.registry(tools) {
+                    Ok(registry) => {
+                        self.stream = Some((stream, dialect.reference_parser(&registry)));
+                        Vec::new()
+                    }
+                    Err(reason) => vec![error_line(reason)],
+                }
+            }
+            Request::Chunk { stream, text } => {
+                self.feed(&stream, "sync", |parser, out| parser.push(&text, out))
+            }
+            Request::End { stream } => {
+                let lines = self.feed(&stream, "done", |parser, out| parser.finish(out));
+                self.stream = None;
+                lines
+            }
+            Request::Definition { .. } => {
+                vec![error_line("tch serve does not parse definitions".into())]
+            }
+            Request::Bye => Vec::new(),
+        }
+    }
+
+    fn feed(
+        &mut self,
+        stream: &str,
+        closing: &str,
+        step: impl FnOnce(&mut dyn StreamParser, &mut Vec<Event>),
+    ) -> Vec<String> {
+        let mut lines = Vec::new();
+        match &mut self.stream {
+            Some((id, parser)) if id == stream => {
+                let mut events = Vec::new();
+                step(parser.as_mut(), &mut events);
+                lines.extend(events.iter().map(Event::to_json_line));
+            }
+            _ => lines.push(error_line(format!("no stream \"{stream}\" was begun"))),
+        }
+        lines.push(control_line(closing));
+        lines
+    }
+
+    fn registry(&mut self, tools: Vec<ToolInfo>) -> Result<Arc<Registry>, String> {
+        if let Some((known, registry)) = &self.tools
+            && *known == tools
+        {
+            return Ok(Arc::clone(registry));
+        }
+        let registry = if tools.is_empty() {
+            bundled_registry().map_err(|e| e.to_string())?
+        } else {
+            let built: Result<Vec<Tool>, _> = tools
+                .iter()
+                .map(|t| {
+                    Tool::new(
+                        t.name.clone(),
+                        t.description.clone(),
+                        t.input_schema.clone(),
+                    )
+                })
+                .collect();
+            Registry::new(built.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?
+        };
+        let registry = Arc::new(registry);
+        self.tools = Some((tools, Arc::clone(&registry)));
+        Ok(registry)
+    }
+}
+
+fn error_line(error_text: String) -> String {
+    Event::error(error_text).to_json_line()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(requests: &str) -> String {
+        let mut output = Vec::new();
+        serve(requests.as_bytes(), &mut output, Dialect::ALL).expect("in-memory io");
+        String::from_utf8(output).expect("UTF-8")
+    }
+
+    #[test]
+    fn serves_a_stream() {
+        let out = session(concat!(
+            r#"{"op":"hello","protocol":1}"#,
+            "\n",
+            r#"{"op":"begin","stream":"s","dialect":"md-fence","tools":[]}"#,
+            "\n",
+            r#"{"op":"chunk","stream":"s","text":"hi\n```to"}"#,
+            "\n",
+            r#"{"op":"chunk","stream":"s","text":"ol x\n```\n"}"#,
+            "\n",
+            r#"{"op":"end","stream":"s"}"#,
+            "\n",
+            r#"{"op":"bye"}"#,
+            "\n",
+            r#"{"op":"hello","protocol":1}"#,
+            "\n",
+        ));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].starts_with(r#"{"type":"hello","protocol":1,"name":"tch serve"#),
+            "{}",
+            lines[0]
+        );
+        assert_eq!(
+            &lines[1..],
+            [
+                r#"{"type":"text-delta","delta":"hi\n"}"#,
+                r#"{"type":"sync"}"#,
+                r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"x","input":{}}"#,
+                r#"{"type":"sync"}"#,
+                r#"{"type":"done"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_requests_get_an_error_and_the_server_goes_on() {
+        let out = session(
+            "nonsense\n{\"op\":\"chunk\",\"stream\":\"nope\",\"text\":\"x\"}\n{\"op\":\"begin\",\"stream\":\"s\",\"dialect\":\"klingon\"}\n",
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        assert!(lines[0].contains("bad request"));
+        assert!(lines[1].contains("no stream \\\"nope\\\""));
+        assert_eq!(lines[2], r#"{"type":"sync"}"#);
+        assert!(lines[3].contains("klingon"));
+    }
+}
