@@ -1,34 +1,497 @@
-//! PLACEHOLDER during parallel work: the `tag` dialect (`specs/dialects/tag.md`).
+//! The `tag` reference parser (`specs/dialects/tag.md`): `<NAME>` openers for registry names
+//! around a JSON object, bare or fenced, up to `</NAME>`. A state machine that holds back only a
+//! possible opener, an opener waiting for the character that decides (T2.2), or a started call
+//! up to its closer, and releases everything else as soon as it arrives.
+//!
+//! Every byte is looked at once (a failed opener prefix is looked at again only when a name
+//! contains `<`, and then at most the length of a name). Text is skipped to the next `<` with
+//! `memchr`, and so is a call's content while no part of its closer is pending; the closer is
+//! matched by an automaton whose state survives chunk boundaries. Cuts fall next to ASCII
+//! syntax bytes or between whole characters.
 
+mod call;
+mod eager;
+mod names;
+
+use std::mem;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::event::Event;
+use memchr::memchr;
+use serde_json::Map;
+
+use crate::event::{Event, ToolCall};
 use crate::parser::StreamParser;
 use crate::tools::Registry;
 
-pub fn may_hold(_held: &str, _tools: &Registry) -> bool {
-    todo!("tag eagerness oracle")
+pub use call::CallError;
+pub use eager::may_hold;
+use names::TagNames;
+
+/// Where the scan is; `tag` indexes [`TagNames`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// Outside any tag: text, released as it arrives.
+    Text,
+    /// `<` and `matched` bytes that begin the openers of the names in `candidates` (T5.1).
+    Opener {
+        candidates: Range<usize>,
+        matched: usize,
+    },
+    /// A complete opener and the blanks after it, until the next character decides (T2.2).
+    AfterOpener { tag: usize },
+    /// A started call: its text up to here is held, and it ends with `closer_matched` bytes of
+    /// its closer (T2.4).
+    Call { tag: usize, closer_matched: usize },
 }
 
+/// Blanks (T2): what may follow an opener before the character that decides.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// The reference parser for `<ToolName>{json}</ToolName>` calls.
+#[derive(Debug)]
 pub struct TagParser {
-    _tools: Arc<Registry>,
+    tools: Arc<Registry>,
+    names: TagNames,
+    state: State,
+    /// Absolute offset of the next input byte.
+    pos: usize,
+    /// Held-back input: an opener prefix, an opener and blanks, or an open call.
+    held: String,
+    /// Text released by the current `push`, emitted as one delta before any other event.
+    text: String,
+    /// Recognised calls so far (for `tool-call-N`).
+    calls: usize,
+    spans: Vec<Range<usize>>,
 }
 
 impl TagParser {
     pub fn new(tools: Arc<Registry>) -> Self {
-        TagParser { _tools: tools }
+        TagParser {
+            names: TagNames::new(&tools),
+            tools,
+            state: State::Text,
+            pos: 0,
+            held: String::new(),
+            text: String::new(),
+            calls: 0,
+            spans: Vec::new(),
+        }
+    }
+
+    fn consume(&mut self, input: &str) {
+        self.pos += input.len();
+        if self.state == State::Text {
+            self.text.push_str(input);
+        } else {
+            self.held.push_str(input);
+        }
+    }
+
+    /// Whatever is held turns out to be text.
+    fn release_held(&mut self) {
+        self.state = State::Text;
+        self.text.push_str(&self.held);
+        self.held.clear();
+    }
+
+    fn flush_text(&mut self, out: &mut Vec<Event>) {
+        if !self.text.is_empty() {
+            out.push(Event::text(mem::take(&mut self.text)));
+        }
+    }
+
+    fn feed(&mut self, input: &str, out: &mut Vec<Event>) {
+        let mut i = 0;
+        while i < input.len() {
+            i = self.step(input, i, out);
+        }
+    }
+
+    /// Handles the input at `input[i..]` in the current state; returns the next index. A step
+    /// either consumes input or changes state without consuming it.
+    fn step(&mut self, input: &str, i: usize, out: &mut Vec<Event>) -> usize {
+        let bytes = input.as_bytes();
+        match self.state.clone() {
+            State::Text => {
+                let Some(lt) = memchr(b'<', &bytes[i..]).map(|p| i + p) else {
+                    self.consume(&input[i..]);
+                    return input.len();
+                };
+                self.consume(&input[i..lt]);
+                if !self.names.is_empty() {
+                    self.state = State::Opener {
+                        candidates: self.names.all(),
+                        matched: 0,
+                    };
+                }
+                self.consume("<");
+                lt + 1
+            }
+            State::Opener {
+                candidates,
+                matched,
+            } => {
+                // Names may hold any character: match whole characters, so that a failed
+                // prefix is always cut between two of them.
+                let end = i + input[i..].chars().next().map_or(1, char::len_utf8);
+                let next = &input[i..end];
+                let candidates = self.names.narrow(candidates, matched, next.as_bytes());
+                if candidates.is_empty() {
+                    self.release_failed_opener(out);
+                    return i;
+                }
+                self.consume(next);
+                let matched = matched + next.len();
+                self.state = match self.names.complete(&candidates, matched) {
+                    Some(tag) => State::AfterOpener { tag },
+                    None => State::Opener {
+                        candidates,
+                        matched,
+                    },
+                };
+                end
+            }
+            State::AfterOpener { tag } => match bytes[i] {
+                b if is_blank(b) => {
+                    let end = i + bytes[i..].iter().take_while(|&&b| is_blank(b)).count();
+                    self.consume(&input[i..end]);
+                    end
+                }
+                b'{' | b'`' => {
+                    self.state = State::Call {
+                        tag,
+                        closer_matched: 0,
+                    };
+                    self.consume(&input[i..=i]);
+                    i + 1
+                }
+                // A name mentioned in prose; scanning resumes at this character.
+                _ => {
+                    self.release_held();
+                    i
+                }
+            },
+            State::Call {
+                tag,
+                closer_matched,
+            } => {
+                let closer = &self.names.tag(tag).closer;
+                let mut matched = closer_matched;
+                let mut end = i;
+                while end < bytes.len() && matched < closer.len() {
+                    if matched == 0 {
+                        // Every closer starts with `<`: nothing before the next one matters.
+                        match memchr(b'<', &bytes[end..]) {
+                            Some(p) => end += p,
+                            None => {
+                                end = bytes.len();
+                                break;
+                            }
+                        }
+                    }
+                    matched = closer.advance(matched, bytes[end]);
+                    end += 1;
+                }
+                let closed = matched == closer.len();
+                // `end` is the input's end or just after the closer's `>`.
+                self.consume(&input[i..end]);
+                if closed {
+                    self.close_call(tag, out);
+                } else {
+                    self.state = State::Call {
+                        tag,
+                        closer_matched: matched,
+                    };
+                }
+                end
+            }
+        }
+    }
+
+    /// An opener prefix that no name continues is text. Scanning resumes right after its `<`
+    /// (T2.1), so when a name contains `<`, another opener may start inside the failed prefix:
+    /// that part is fed again (at most a name's length).
+    fn release_failed_opener(&mut self, out: &mut Vec<Event>) {
+        self.state = State::Text;
+        let failed = mem::take(&mut self.held);
+        match failed.get(1..).and_then(|rest| rest.find('<')) {
+            None => self.text.push_str(&failed),
+            Some(k) => {
+                let (text, again) = failed.split_at(k + 1);
+                self.text.push_str(text);
+                self.pos -= again.len();
+                self.feed(again, out);
+            }
+        }
+    }
+
+    /// The closer's `>` was just consumed: the held block is a call or, if invalid, an error
+    /// and its text.
+    fn close_call(&mut self, tag: usize, out: &mut Vec<Event>) {
+        self.state = State::Text;
+        let block = mem::take(&mut self.held);
+        let name = self.names.tag(tag);
+        let content = block
+            .get(name.opener_len()..block.len().saturating_sub(name.closer.len()))
+            .unwrap_or("");
+        let tool = &self.tools.tools()[name.tool];
+        match call::interpret(content, tool) {
+            Ok(input) => {
+                let tool_name = tool.name.clone();
+                self.calls += 1;
+                self.spans.push(self.pos - block.len()..self.pos);
+                self.flush_text(out);
+                out.push(Event::ToolCall(ToolCall {
+                    tool_call_id: format!("tool-call-{}", self.calls),
+                    tool_name,
+                    input,
+                    extra: Map::new(),
+                }));
+            }
+            Err(error) => self.reject(error, &block, out),
+        }
+    }
+
+    /// An invalid block: the error, then its exact text (`specs/streaming.md` C4, C5).
+    fn reject(&mut self, error: CallError, block: &str, out: &mut Vec<Event>) {
+        self.flush_text(out);
+        out.push(Event::error(error.to_string()));
+        self.text.push_str(block);
     }
 }
 
 impl StreamParser for TagParser {
-    fn push(&mut self, _chunk: &str, _out: &mut Vec<Event>) {
-        todo!("tag parser")
+    fn push(&mut self, chunk: &str, out: &mut Vec<Event>) {
+        self.feed(chunk, out);
+        self.flush_text(out);
     }
-    fn finish(&mut self, _out: &mut Vec<Event>) {
-        todo!("tag parser")
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        if matches!(self.state, State::Call { .. }) {
+            self.state = State::Text;
+            let block = mem::take(&mut self.held);
+            self.reject(CallError::Unterminated, &block, out);
+        } else {
+            // An opener prefix, or an opener that no call followed (T2.2).
+            self.release_held();
+        }
+        self.flush_text(out);
     }
+
     fn call_spans(&self) -> &[Range<usize>] {
-        &[]
+        &self.spans
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::parser::run;
+    use crate::tools::Tool;
+    use serde_json::json;
+
+    /// Seed 004's two tools, with its schemas.
+    pub(in crate::dialect) fn seed_registry() -> Registry {
+        let weather = Tool::new(
+            "GetWeather",
+            "Get the current weather for a location",
+            json!({
+                "type": "object",
+                "properties": {
+                    "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "The temperature unit to use"}
+                },
+                "required": ["location"]
+            }),
+        );
+        let restaurant = Tool::new(
+            "BookRestaurant",
+            "Book a table",
+            json!({
+                "type": "object",
+                "properties": {
+                    "restaurantName": {"type": "string", "description": "Name of the restaurant"},
+                    "date": {"type": "string", "description": "Date of booking in YYYY-MM-DD format"},
+                    "time": {"type": "string", "description": "Time of booking in HH:MM format"},
+                    "numberOfPeople": {"type": "integer", "description": "Number of people for the reservation"}
+                },
+                "required": ["restaurantName", "date", "time", "numberOfPeople"]
+            }),
+        );
+        Registry::new(vec![
+            weather.expect("valid schema"),
+            restaurant.expect("valid schema"),
+        ])
+        .expect("distinct names")
+    }
+
+    fn parser() -> TagParser {
+        TagParser::new(Arc::new(seed_registry()))
+    }
+
+    /// The events of `chunks`, as JSON lines, with adjacent text merged.
+    fn events(chunks: &[&str]) -> Vec<String> {
+        let events = run(&mut parser(), chunks.iter().copied()).events;
+        crate::normalize::Normalize::default()
+            .apply(&events)
+            .iter()
+            .map(Event::to_json_line)
+            .collect()
+    }
+
+    fn text(delta: &str) -> String {
+        Event::text(delta).to_json_line()
+    }
+
+    fn weather_call(n: usize, location: &str) -> String {
+        format!(
+            r#"{{"type":"tool-call","toolCallId":"tool-call-{n}","toolName":"GetWeather","input":{{"location":"{location}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_name_in_prose_is_text() {
+        let stream = "Use <GetWeather> or <getweather> or </GetWeather>, <GetWeather>\nnot <Foo>{}";
+        assert_eq!(events(&[stream]), [text(stream)]);
+    }
+
+    #[test]
+    fn a_bare_object_call() {
+        assert_eq!(
+            events(&["Sure. <GetWeather> {\"location\": \"Paris\"} </GetWeather> Done."]),
+            [text("Sure. "), weather_call(1, "Paris"), text(" Done.")]
+        );
+    }
+
+    #[test]
+    fn the_seeds_fenced_call() {
+        let stream = "I'll get the weather.\n\n<GetWeather>\n```json\n{\n  \"location\": \"San Francisco, CA\",\n  \"unit\": \"fahrenheit\"\n}\n```\n</GetWeather>\n";
+        assert_eq!(
+            events(&[stream]),
+            [
+                text("I'll get the weather.\n\n"),
+                r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"GetWeather","input":{"location":"San Francisco, CA","unit":"fahrenheit"}}"#.to_owned(),
+                text("\n"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schema_violation_is_an_error_then_text() {
+        let block = "<BookRestaurant>{\"restaurantName\": \"Chez Paul\"}</BookRestaurant>";
+        let events = events(&["a", block, "b"]);
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert_eq!(events[0], text("a"));
+        assert!(
+            events[1].starts_with(
+                r#"{"type":"error","errorText":"tool call input does not match the schema of BookRestaurant"#
+            ),
+            "{events:?}"
+        );
+        assert_eq!(events[2], text(&format!("{block}b")));
+    }
+
+    #[test]
+    fn an_unterminated_call_is_an_error_then_text() {
+        assert_eq!(
+            events(&["x<GetWeather>{\"location\": \"Paris\"}</GetWeather"]),
+            [
+                text("x"),
+                Event::error("unterminated tool call").to_json_line(),
+                text("<GetWeather>{\"location\": \"Paris\"}</GetWeather"),
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_are_numbered_among_recognised_calls_only() {
+        let stream = "<GetWeather>{\"location\": \"A\"}</GetWeather> and <GetWeather>{}</GetWeather>\
+                      then <GetWeather>{\"location\": \"B\"}</GetWeather>";
+        let events = events(&[stream]);
+        assert_eq!(events.len(), 5, "{events:?}");
+        assert_eq!(events[0], weather_call(1, "A"));
+        assert_eq!(events[1], text(" and "));
+        assert!(
+            events[2].contains("does not match the schema"),
+            "{events:?}"
+        );
+        assert_eq!(events[3], text("<GetWeather>{}</GetWeather>then "));
+        assert_eq!(events[4], weather_call(2, "B"));
+        let spans = run(&mut parser(), [stream]).call_spans;
+        let second = stream.rfind("<GetWeather>").unwrap_or_default();
+        assert_eq!(spans, [0..42, second..stream.len()]);
+    }
+
+    #[test]
+    fn the_first_closer_ends_the_call() {
+        let stream = "<GetWeather>{\"location\": \"</GetWeather>\"}</GetWeather>";
+        let events = events(&[stream]);
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert!(
+            events[0].starts_with(r#"{"type":"error","errorText":"invalid JSON in tool call"#),
+            "{events:?}"
+        );
+        assert_eq!(events[1], text(stream));
+    }
+
+    #[test]
+    fn holds_only_what_may_still_be_a_call() {
+        let mut parser = parser();
+        let mut out = Vec::new();
+        parser.push("Hi <Get", &mut out);
+        assert_eq!(out, [Event::text("Hi ")]);
+        parser.push("Weather> \n", &mut out);
+        assert_eq!(out.len(), 1);
+        parser.push("{\"location\": \"Paris\"}</Get", &mut out);
+        assert_eq!(out.len(), 1);
+        parser.push("Weather>!<Gex", &mut out);
+        assert_eq!(
+            out[1..],
+            [
+                Event::ToolCall(ToolCall {
+                    tool_call_id: "tool-call-1".into(),
+                    tool_name: "GetWeather".into(),
+                    input: json!({"location": "Paris"}),
+                    extra: Map::new(),
+                }),
+                Event::text("!<Gex"),
+            ]
+        );
+    }
+
+    #[test]
+    fn one_char_per_chunk_gives_the_same_events() {
+        let stream = "<<GetWeather>\n<GetWeather> ```json\n{\"location\": \"Zürich 😀\"}\n```</GetWeather></Get é";
+        let chars: Vec<String> = stream.chars().map(String::from).collect();
+        let per_char = events(&chars.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(per_char, events(&[stream]));
+        assert_eq!(per_char[1], weather_call(1, "Zürich 😀"));
+    }
+
+    #[test]
+    fn an_opener_may_restart_inside_a_name_holding_a_lt() {
+        let tools = ["x<y", "z"]
+            .into_iter()
+            .map(|name| Tool::new(name, "", json!({})))
+            .collect::<Result<_, _>>()
+            .expect("valid tools");
+        let mut parser = TagParser::new(Arc::new(Registry::new(tools).expect("distinct")));
+        let run = run(&mut parser, ["<x", "<", "z>{}</z>"]);
+        assert_eq!(
+            run.events,
+            [
+                Event::text("<x"),
+                Event::ToolCall(ToolCall {
+                    tool_call_id: "tool-call-1".into(),
+                    tool_name: "z".into(),
+                    input: json!({}),
+                    extra: Map::new(),
+                }),
+            ]
+        );
+        assert_eq!(run.call_spans, vec![Range { start: 2, end: 11 }]);
     }
 }
