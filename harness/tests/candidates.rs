@@ -51,30 +51,49 @@ fn the_reference_passes_every_case_over_the_protocol() {
     let (output, verdicts) = tch_run("serve", &args);
     assert!(output.status.success(), "{}", stdout(&output));
     assert!(verdicts.is_empty(), "{verdicts:?}");
-    assert!(stdout(&output).contains(" passed, 0 failed, 0 skipped"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains(" passed, 0 failed, 0 skipped"),
+        "{}",
+        stdout(&output)
+    );
 }
 
 #[test]
 fn the_adapter_templates_pass_their_dialect() {
-    for (name, argv) in [("python", ["python3", "adapters/python/adapter.py"]), ("node", ["node", "adapters/node/adapter.js"])] {
+    for (name, argv) in [
+        ("python", ["python3", "adapters/python/adapter.py"]),
+        ("node", ["node", "adapters/node/adapter.js"]),
+    ] {
         let mut args = vec!["--dialect", "hermes"];
         args.extend_from_slice(QUICK);
         args.push("--");
         args.extend(argv);
         let (output, verdicts) = tch_run(name, &args);
-        assert!(output.status.success(), "{name}: {verdicts:?}\n{}", stdout(&output));
+        assert!(
+            output.status.success(),
+            "{name}: {verdicts:?}\n{}",
+            stdout(&output)
+        );
     }
 }
 
 #[test]
 fn each_buggy_example_is_caught_with_its_verdicts() {
     let examples: [(&str, &str, &[&str]); 6] = [
-        ("per_chunk_parser", "hermes", &["chunk-dependent", "leaked-markup", "missing-call"]),
+        (
+            "per_chunk_parser",
+            "hermes",
+            &["chunk-dependent", "leaked-markup", "missing-call"],
+        ),
         ("drops_text_after_call", "hermes", &["lost-text"]),
         ("args_not_input", "hermes", &["grammar"]),
         ("no_flush_at_end", "hermes", &["lost-text"]),
         ("crash_on_empty_chunk", "hermes", &["crash"]),
-        ("seed001_hash_detector", "signature", &["chunk-dependent", "leaked-markup", "missing-call"]),
+        (
+            "seed001_hash_detector",
+            "signature",
+            &["chunk-dependent", "leaked-markup", "missing-call"],
+        ),
     ];
     for (example, dialect, expected) in examples {
         let script = format!("adapters/examples/{example}.py");
@@ -82,9 +101,17 @@ fn each_buggy_example_is_caught_with_its_verdicts() {
         args.extend_from_slice(QUICK);
         args.extend(["--", "python3", &script]);
         let (output, verdicts) = tch_run(example, &args);
-        assert_eq!(output.status.code(), Some(1), "{example} must fail the run\n{}", stdout(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{example} must fail the run\n{}",
+            stdout(&output)
+        );
         for verdict in expected {
-            assert!(verdicts.contains(*verdict), "{example}: expected {verdict} among {verdicts:?}");
+            assert!(
+                verdicts.contains(*verdict),
+                "{example}: expected {verdict} among {verdicts:?}"
+            );
         }
     }
 }
@@ -94,39 +121,103 @@ fn a_hang_is_a_timeout_and_the_run_goes_on() {
     let started = Instant::now();
     let (output, verdicts) = tch_run(
         "hang",
-        &["--dialect", "hermes", "--case", "hermes/qwen-*", "--case", "hermes/short-call", "--timeout", "0.3", "--", "python3", "adapters/examples/hang_on_split_tag.py"],
+        &[
+            "--dialect",
+            "hermes",
+            "--case",
+            "hermes/qwen-*",
+            "--case",
+            "hermes/short-call",
+            "--timeout",
+            "0.3",
+            "--",
+            "python3",
+            "adapters/examples/hang_on_split_tag.py",
+        ],
     );
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     assert_eq!(verdicts, BTreeSet::from(["timeout".to_owned()]));
-    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
 fn hostile_candidates_never_hang_or_crash_tch() {
-    let hostile: [(&str, &[&str], Option<i32>, Option<&str>); 8] = [
+    // What the candidate is, its argv, tch's exit status, and the verdict it must get (none
+    // when the handshake fails, which ends the run with one error line).
+    type Hostile<'a> = (&'a str, &'a [&'a str], Option<i32>, Option<&'a str>);
+    let hostile: [Hostile; 8] = [
         ("exits at once", &["true"], Some(2), None),
         ("floods garbage", &["yes"], Some(2), None),
         ("sleeps forever", &["sleep", "600"], Some(2), None),
         ("cannot start", &["/no/such/candidate"], Some(2), None),
-        ("floods events", &["python3", "harness/tests/hostile/flood_events.py"], Some(1), Some("protocol")),
-        ("one huge line", &["python3", "harness/tests/hostile/huge_line.py"], Some(1), Some("protocol")),
-        ("garbage after hello", &["python3", "harness/tests/hostile/garbage_after_hello.py"], Some(1), Some("protocol")),
-        ("exits after hello", &["python3", "harness/tests/hostile/exits_after_hello.py"], Some(1), Some("crash")),
+        (
+            "floods events",
+            &["python3", "harness/tests/hostile/flood_events.py"],
+            Some(1),
+            Some("protocol"),
+        ),
+        (
+            "one huge line",
+            &["python3", "harness/tests/hostile/huge_line.py"],
+            Some(1),
+            Some("protocol"),
+        ),
+        (
+            "garbage after hello",
+            &["python3", "harness/tests/hostile/garbage_after_hello.py"],
+            Some(1),
+            Some("protocol"),
+        ),
+        (
+            "exits after hello",
+            &["python3", "harness/tests/hostile/exits_after_hello.py"],
+            Some(1),
+            Some("crash"),
+        ),
     ];
     for (what, argv, code, verdict) in hostile {
         let started = Instant::now();
-        let mut args = vec!["--dialect", "hermes", "--case", "hermes/short-*", "--timeout", "0.5", "--max-restarts", "3", "--splits", "whole,single"];
+        let mut args = vec![
+            "--dialect",
+            "hermes",
+            "--case",
+            "hermes/short-*",
+            "--timeout",
+            "0.5",
+            "--max-restarts",
+            "3",
+            "--splits",
+            "whole,single",
+        ];
         args.push("--");
         args.extend_from_slice(argv);
         let (output, verdicts) = tch_run(&what.replace(' ', "-"), &args);
-        assert_eq!(output.status.code(), code, "{what}: {}{}", stdout(&output), String::from_utf8_lossy(&output.stderr));
+        assert_eq!(
+            output.status.code(),
+            code,
+            "{what}: {}{}",
+            stdout(&output),
+            String::from_utf8_lossy(&output.stderr)
+        );
         if let Some(verdict) = verdict {
             assert!(verdicts.contains(verdict), "{what}: {verdicts:?}");
         } else {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(stderr.lines().count(), 1, "{what}: one error line, got {stderr}");
+            assert_eq!(
+                stderr.lines().count(),
+                1,
+                "{what}: one error line, got {stderr}"
+            );
         }
-        assert!(started.elapsed() < Duration::from_secs(60), "{what} took {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what} took {:?}",
+            started.elapsed()
+        );
     }
 }
 
@@ -134,12 +225,23 @@ fn hostile_candidates_never_hang_or_crash_tch() {
 fn a_crash_report_carries_the_exit_status_and_stderr() {
     let (output, _) = tch_run(
         "crash-detail",
-        &["--dialect", "hermes", "--case", "hermes/short-call", "--", "python3", "harness/tests/hostile/exits_after_hello.py"],
+        &[
+            "--dialect",
+            "hermes",
+            "--case",
+            "hermes/short-call",
+            "--",
+            "python3",
+            "harness/tests/hostile/exits_after_hello.py",
+        ],
     );
     let out = stdout(&output);
     assert!(out.contains("exit status: 7"), "{out}");
     assert!(out.contains("out of cheese"), "{out}");
-    assert!(out.contains("replay: tch run --case hermes/short-call --chunks"), "{out}");
+    assert!(
+        out.contains("replay: tch run --case hermes/short-call --chunks"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -149,7 +251,14 @@ fn expect_fail_is_a_ratchet() {
     let known = dir.join("known.txt");
     let known = known.to_str().expect("UTF-8 path");
     let candidate = ["--", "python3", "adapters/examples/args_not_input.py"];
-    let selection = ["--dialect", "hermes", "--case", "hermes/short-*", "--splits", "whole"];
+    let selection = [
+        "--dialect",
+        "hermes",
+        "--case",
+        "hermes/short-*",
+        "--splits",
+        "whole",
+    ];
 
     let mut args: Vec<&str> = selection.to_vec();
     args.extend(["--write-expect-fail", known]);
@@ -161,11 +270,21 @@ fn expect_fail_is_a_ratchet() {
     args.extend(["--expect-fail", known]);
     args.extend(candidate);
     let (second, _) = tch_run("ratchet-2", &args);
-    assert!(second.status.success(), "known failures pass the run: {}", stdout(&second));
+    assert!(
+        second.status.success(),
+        "known failures pass the run: {}",
+        stdout(&second)
+    );
 
     // The template has no such bug: every listed case is now fixed, which fails the run.
     let mut args: Vec<&str> = selection.to_vec();
-    args.extend(["--expect-fail", known, "--", "python3", "adapters/python/adapter.py"]);
+    args.extend([
+        "--expect-fail",
+        known,
+        "--",
+        "python3",
+        "adapters/python/adapter.py",
+    ]);
     let (third, _) = tch_run("ratchet-3", &args);
     assert_eq!(third.status.code(), Some(1));
     assert!(stdout(&third).contains("[fixed]"), "{}", stdout(&third));

@@ -11,7 +11,7 @@ use memchr::memchr;
 
 /// An incremental search for one literal across consecutive haystacks (the chunks of a stream,
 /// or the parts of them a dialect scans).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiteralFinder {
     literal: Box<str>,
     /// `border[n]`: the length of the longest proper prefix of `literal[..n]` that is also its
@@ -41,6 +41,11 @@ impl LiteralFinder {
             border: border.into(),
             matched: 0,
         }
+    }
+
+    /// The literal's length in bytes.
+    pub fn len(&self) -> usize {
+        self.literal.len()
     }
 
     /// How many bytes of the literal the input scanned so far ends with (the literal's first

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use memchr::memchr;
 use serde_json::Map;
 
+use crate::dialect::scan::LiteralFinder;
 use crate::event::{Event, ToolCall};
 use crate::parser::StreamParser;
 use crate::tools::Registry;
@@ -40,9 +41,9 @@ enum State {
     },
     /// A complete opener and the blanks after it, until the next character decides (T2.2).
     AfterOpener { tag: usize },
-    /// A started call: its text up to here is held, and it ends with `closer_matched` bytes of
-    /// its closer (T2.4).
-    Call { tag: usize, closer_matched: usize },
+    /// A started call: its text up to here is held while `closer` looks for its `</NAME>`
+    /// (T2.4) across chunks.
+    Call { tag: usize, closer: LiteralFinder },
 }
 
 /// Blanks (T2): what may follow an opener before the character that decides.
@@ -163,7 +164,7 @@ impl TagParser {
                 b'{' | b'`' => {
                     self.state = State::Call {
                         tag,
-                        closer_matched: 0,
+                        closer: self.names.tag(tag).closer.clone(),
                     };
                     self.consume(&input[i..=i]);
                     i + 1
@@ -174,40 +175,19 @@ impl TagParser {
                     i
                 }
             },
-            State::Call {
-                tag,
-                closer_matched,
-            } => {
-                let closer = &self.names.tag(tag).closer;
-                let mut matched = closer_matched;
-                let mut end = i;
-                while end < bytes.len() && matched < closer.len() {
-                    if matched == 0 {
-                        // Every closer starts with `<`: nothing before the next one matters.
-                        match memchr(b'<', &bytes[end..]) {
-                            Some(p) => end += p,
-                            None => {
-                                end = bytes.len();
-                                break;
-                            }
-                        }
-                    }
-                    matched = closer.advance(matched, bytes[end]);
-                    end += 1;
-                }
-                let closed = matched == closer.len();
-                // `end` is the input's end or just after the closer's `>`.
-                self.consume(&input[i..end]);
-                if closed {
+            State::Call { tag, mut closer } => match closer.find(&input[i..]) {
+                Some(length) => {
+                    // Just past the closer's `>`.
+                    self.consume(&input[i..i + length]);
                     self.close_call(tag, out);
-                } else {
-                    self.state = State::Call {
-                        tag,
-                        closer_matched: matched,
-                    };
+                    i + length
                 }
-                end
-            }
+                None => {
+                    self.consume(&input[i..]);
+                    self.state = State::Call { tag, closer };
+                    input.len()
+                }
+            },
         }
     }
 

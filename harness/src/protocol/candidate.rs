@@ -403,7 +403,7 @@ fn read_lines(stdout: impl Read, max: usize, sender: SyncSender<Line>) {
     let mut line = Vec::new();
     loop {
         let available = match reader.fill_buf() {
-            Ok(bytes) if bytes.is_empty() => break,
+            Ok([]) => break,
             Ok(bytes) => bytes,
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,

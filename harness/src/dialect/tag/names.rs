@@ -1,9 +1,10 @@
 //! The registry's tool names prepared for streaming matches (`specs/dialects/tag.md` T2.1,
 //! T2.4): openers narrowed one character at a time over a sorted list, and each tool's closer
-//! found by a Knuth–Morris–Pratt automaton whose state survives chunk boundaries.
+//! as a fresh [`LiteralFinder`] whose state survives chunk boundaries.
 
 use std::ops::Range;
 
+use crate::dialect::scan::LiteralFinder;
 use crate::tools::Registry;
 
 /// One registry tool as a tag.
@@ -13,7 +14,8 @@ pub(super) struct TagName {
     opener_rest: String,
     /// The tool's position in the registry.
     pub(super) tool: usize,
-    pub(super) closer: Closer,
+    /// A finder for `</NAME>`, in its initial state.
+    pub(super) closer: LiteralFinder,
 }
 
 impl TagName {
@@ -46,7 +48,7 @@ impl TagNames {
             .map(|(tool, t)| TagName {
                 opener_rest: format!("{}>", t.name),
                 tool,
-                closer: Closer::new(format!("</{}>", t.name).into_bytes()),
+                closer: LiteralFinder::new(&format!("</{}>", t.name)),
             })
             .collect();
         sorted.sort_by(|a, b| a.opener_rest.cmp(&b.opener_rest));
@@ -95,75 +97,9 @@ impl TagNames {
     }
 }
 
-/// A `</NAME>` searched for byte by byte (Knuth–Morris–Pratt): the state is how many bytes of
-/// it the input ends with, so a closer cut across chunks is found without rescanning anything.
-#[derive(Debug)]
-pub(super) struct Closer {
-    pattern: Vec<u8>,
-    /// `fallback[k]`: the length of the longest proper prefix of `pattern[..=k]` that is also
-    /// its suffix, where a partial match of `k + 1` bytes resumes after a mismatch.
-    fallback: Vec<usize>,
-}
-
-impl Closer {
-    fn new(pattern: Vec<u8>) -> Closer {
-        let mut fallback = vec![0; pattern.len()];
-        let mut k = 0;
-        for i in 1..pattern.len() {
-            while k > 0 && pattern[i] != pattern[k] {
-                k = fallback[k - 1];
-            }
-            if pattern[i] == pattern[k] {
-                k += 1;
-            }
-            fallback[i] = k;
-        }
-        Closer { pattern, fallback }
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.pattern.len()
-    }
-
-    /// The match state after `byte`, from a state of `matched` bytes (less than `len`).
-    pub(super) fn advance(&self, mut matched: usize, byte: u8) -> usize {
-        loop {
-            if self.pattern.get(matched) == Some(&byte) {
-                return matched + 1;
-            }
-            match matched.checked_sub(1).and_then(|k| self.fallback.get(k)) {
-                Some(&shorter) => matched = shorter,
-                None => return 0,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn closer_ends(closer: &Closer, input: &[u8]) -> Vec<usize> {
-        let mut matched = 0;
-        let mut ends = Vec::new();
-        for (i, &b) in input.iter().enumerate() {
-            matched = closer.advance(matched, b);
-            if matched == closer.len() {
-                ends.push(i + 1);
-                matched = 0;
-            }
-        }
-        ends
-    }
-
-    #[test]
-    fn closer_is_found_after_partial_matches() {
-        let closer = Closer::new(b"</A>".to_vec());
-        assert_eq!(closer_ends(&closer, b"<</A> </</A>x</A"), [5, 12]);
-        // A name containing `<` makes a partial match restart inside itself.
-        let odd = Closer::new(b"</<</>".to_vec());
-        assert_eq!(closer_ends(&odd, b"</<</<</>"), [9]);
-    }
 
     #[test]
     fn openers_narrow_by_character() {
