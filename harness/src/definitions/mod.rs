@@ -1,31 +1,27 @@
-//! PLACEHOLDER during parallel work: `.tool.md` / `.skill.md` definitions (seed 003,
-//! `specs/definitions.md`) and the registries built from them.
+//! `.tool.md` / `.skill.md` definitions (seed 003, `specs/definitions.md`): their contracts,
+//! the registries built from them, and their rendering as a system prompt (seed 004).
+//!
+//! - `contract`: the contract types and their JSON form;
+//! - `text`, `outline`: the file's text and its Markdown blocks (pulldown-cmark events);
+//! - `values`, `schema`, `parse`: key items, schemas and the document structure;
+//! - `registry`: files, the bundled tools and registries;
+//! - `render`: the system-prompt Markdown;
+//! - `error`: what can go wrong.
 
-use std::path::Path;
+mod contract;
+mod error;
+mod outline;
+mod parse;
+mod registry;
+mod render;
+mod schema;
+mod text;
+mod values;
 
-use thiserror::Error;
-
-use crate::tools::Registry;
-
-use crate::bundled;
-
-/// Why definitions cannot be read.
-#[derive(Debug, Error)]
-pub enum DefinitionError {
-    #[error("{0}")]
-    Placeholder(String),
-}
-
-/// The registry of the bundled `specs/tools/*.tool.md`.
-pub fn bundled_registry() -> Result<Registry, DefinitionError> {
-    let _ = bundled::BUNDLED_TOOLS;
-    Ok(Registry::default())
-}
-
-/// The registry of one `.tool.md` file, or of every `.tool.md` file in a folder.
-pub fn load_registry(path: &Path) -> Result<Registry, DefinitionError> {
-    Err(DefinitionError::Placeholder(format!(
-        "cannot load {} yet",
-        path.display()
-    )))
-}
+pub use contract::{
+    Contract, InputSchema, JsonType, Kind, Parameter, Schema, SkillParts, Workflow,
+};
+pub use error::{DefinitionError, Problem};
+pub use parse::parse_definition;
+pub use registry::{bundled_contracts, bundled_registry, load_registry, read_definition};
+pub use render::{render_prompt, sample_input};
