@@ -1,5 +1,5 @@
-//! Embeds the bundled tool definitions (`specs/tools/*.tool.md`) and the corpus
-//! (`corpus/DIALECT/*.stream` and their `.events.jsonl`) in the library, so `tch` works from
+//! Embeds the bundled tool definitions (`specs/tools/*.tool.md`) and the corpus (streams with
+//! their expected events, and the definition cases) in the library, so `tch` works from
 //! any directory.
 
 use std::env;
@@ -18,13 +18,24 @@ fn main() {
         &root.join("specs/tools"),
         &tools,
     );
-    let corpus = files_under(&root.join("corpus"), |name| {
-        name.ends_with(".stream") || name.ends_with(".events.jsonl")
+    let mut corpus = files_under(&root.join("corpus"), |name| {
+        [
+            ".stream",
+            ".events.jsonl",
+            ".tool.md",
+            ".skill.md",
+            ".md.json",
+            ".md.error",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
     });
+    // The protocol carries text: a definition case that is not UTF-8 cannot be sent.
+    corpus.retain(|path| fs::read(path).is_ok_and(|bytes| std::str::from_utf8(&bytes).is_ok()));
     embed(
         &mut code,
         "BUNDLED_CORPUS",
-        "every corpus stream and expected-events file, as `DIALECT/FILE`",
+        "every UTF-8 corpus file (streams, expected events, definition cases), as `FOLDER/FILE`",
         &root.join("corpus"),
         &corpus,
     );

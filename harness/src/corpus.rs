@@ -4,7 +4,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use thiserror::Error;
+
+use crate::definitions::Kind;
 
 use crate::dialect::{Dialect, UnknownDialect};
 use crate::event::{Event, ReadError};
@@ -22,6 +25,20 @@ pub struct Case {
     pub expected: Vec<Event>,
 }
 
+/// A definition case (`specs/definitions.md` §12), as the protocol replays it.
+#[derive(Debug, Clone)]
+pub struct DefinitionCase {
+    /// `definitions/NAME.tool.md`.
+    pub id: String,
+    pub kind: Kind,
+    pub text: String,
+    /// The expected contract; `None` when the definition must be refused.
+    pub expected: Option<Value>,
+}
+
+/// The folder of definition cases, beside the dialect folders.
+pub const DEFINITIONS_FOLDER: &str = "definitions";
+
 /// A case that cannot be loaded.
 #[derive(Debug, Error)]
 pub enum CorpusError {
@@ -37,6 +54,10 @@ pub enum CorpusError {
         path: PathBuf,
         error: UnknownDialect,
     },
+    #[error("{path}: needs exactly one of NAME.json (a contract) and NAME.error")]
+    NoExpectation { path: PathBuf },
+    #[error("{path}: not a JSON contract: {error}")]
+    BadContract { path: PathBuf, error: String },
     #[error("{path}:{line}: {error}")]
     Expected {
         path: PathBuf,
@@ -120,6 +141,90 @@ pub fn bundled_cases() -> Result<Vec<Case>, CorpusError> {
         )?);
     }
     Ok(cases)
+}
+
+/// Every UTF-8 definition case embedded in the binary, in path order.
+pub fn bundled_definition_cases() -> Result<Vec<DefinitionCase>, CorpusError> {
+    let sibling = |path: &str| {
+        crate::bundled::BUNDLED_CORPUS
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, text)| *text)
+    };
+    let mut cases = Vec::new();
+    for &(path, text) in crate::bundled::BUNDLED_CORPUS {
+        let Some(name) = path.strip_prefix("definitions/") else {
+            continue;
+        };
+        if let Some(kind) = Kind::from_file_name(name) {
+            let json = sibling(&format!("{path}.json"));
+            let error = sibling(&format!("{path}.error"));
+            cases.push(definition_case(path, kind, text, json, error.is_some())?);
+        }
+    }
+    Ok(cases)
+}
+
+/// Every UTF-8 definition case in `dir` (`NAME.tool.md` beside `.json` or `.error`).
+pub fn load_definition_cases(dir: &Path) -> Result<Vec<DefinitionCase>, CorpusError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |error| CorpusError::Io { path, error }
+    };
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(io(dir))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    paths.sort();
+    let mut cases = Vec::new();
+    for path in paths {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let Some(kind) = Kind::from_file_name(name) else {
+            continue;
+        };
+        // Not UTF-8: the protocol cannot carry it (the definitions test still runs it).
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let json_path = PathBuf::from(format!("{}.json", path.display()));
+        let json = fs::read_to_string(&json_path).ok();
+        let error = PathBuf::from(format!("{}.error", path.display())).is_file();
+        let id = format!("{DEFINITIONS_FOLDER}/{name}");
+        cases.push(definition_case(&id, kind, &text, json.as_deref(), error)?);
+    }
+    Ok(cases)
+}
+
+fn definition_case(
+    id: &str,
+    kind: Kind,
+    text: &str,
+    json: Option<&str>,
+    error: bool,
+) -> Result<DefinitionCase, CorpusError> {
+    let path = PathBuf::from("corpus").join(id);
+    let expected = match (json, error) {
+        (Some(json), false) => {
+            Some(
+                serde_json::from_str(json).map_err(|e| CorpusError::BadContract {
+                    path: path.clone(),
+                    error: e.to_string(),
+                })?,
+            )
+        }
+        (None, true) => None,
+        _ => return Err(CorpusError::NoExpectation { path }),
+    };
+    Ok(DefinitionCase {
+        id: id.to_owned(),
+        kind,
+        text: text.to_owned(),
+        expected,
+    })
 }
 
 /// Every case under `root` (`root/DIALECT/NAME.stream`), in path order.

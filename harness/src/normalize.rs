@@ -99,7 +99,7 @@ impl IdRenames {
 }
 
 /// Rewrites integral floats (`18.0`) as integers (`18`), recursively.
-fn canonical_numbers(value: &mut Value) {
+pub fn canonical_numbers(value: &mut Value) {
     match value {
         Value::Number(number) => {
             if let Some(float) = number.as_f64()

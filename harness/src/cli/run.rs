@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use toolcall_harness::corpus::{self, Case};
+use toolcall_harness::corpus::{self, Case, DefinitionCase};
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::glob;
@@ -69,9 +69,10 @@ pub struct RunArgs {
     /// Seconds to wait for each reply before the candidate is killed and restarted.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     timeout: f64,
-    /// Candidate processes run in parallel.
-    #[arg(long, short, default_value_t = 1, value_name = "N")]
-    jobs: usize,
+    /// Candidate processes run in parallel (default: one per core). Replays are bound by the
+    /// round trips over pipes more than by CPU, so even one core gains from two.
+    #[arg(long, short, value_name = "N")]
+    jobs: Option<usize>,
     /// Restarts (after crashes, hangs, garbage) before the remaining cases are skipped.
     #[arg(long, default_value_t = 25, value_name = "N")]
     max_restarts: usize,
@@ -104,6 +105,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         None => Expectations::default(),
     };
     let cases = select_cases(&args)?;
+    let definition_cases = select_definition_cases(&args)?;
     let tools = Arc::new(bundled_registry()?);
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
@@ -114,7 +116,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             timeout: Duration::from_secs_f64(args.timeout),
             ..Limits::default()
         },
-        jobs: args.jobs,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get().min(8))),
         splits: SplitOptions {
             kinds: if args.splits.is_empty() {
                 SplitKind::ALL.to_vec()
@@ -143,6 +147,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         progress.set_message(report.case.clone());
         progress.inc(1);
     })?;
+    reports.extend(runner::definitions::run(
+        &definition_cases,
+        &options,
+        hello.definitions,
+    ));
     progress.finish_and_clear();
     for report in &mut reports {
         expectations.apply(report);
@@ -223,10 +232,33 @@ fn select_cases(args: &RunArgs) -> Result<Vec<Case>> {
         .filter(|c| args.case.is_empty() || args.case.iter().any(|g| glob::matches(g, &c.id)))
         .filter(|c| !args.skip.iter().any(|g| glob::matches(g, &c.id)))
         .collect();
-    if selected.is_empty() {
+    if selected.is_empty() && select_definition_cases(args)?.is_empty() {
         bail!("no case matches the --dialect / --case / --skip selection");
     }
     Ok(selected)
+}
+
+/// Definition cases run unless `--dialect` narrows the run to stream dialects.
+fn select_definition_cases(args: &RunArgs) -> Result<Vec<DefinitionCase>> {
+    if !args.dialect.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cases = match &args.corpus {
+        Some(dir) => {
+            let folder = dir.join(corpus::DEFINITIONS_FOLDER);
+            if folder.is_dir() {
+                corpus::load_definition_cases(&folder)?
+            } else {
+                Vec::new()
+            }
+        }
+        None => corpus::bundled_definition_cases()?,
+    };
+    Ok(cases
+        .into_iter()
+        .filter(|c| args.case.is_empty() || args.case.iter().any(|g| glob::matches(g, &c.id)))
+        .filter(|c| !args.skip.iter().any(|g| glob::matches(g, &c.id)))
+        .collect())
 }
 
 fn progress_bar(len: usize) -> ProgressBar {

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::definitions::Kind;
 use crate::event::{Event, ReadError};
 use crate::protocol::{Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, ToolInfo};
 
@@ -195,6 +196,24 @@ impl Candidate {
         })?;
         self.read_events(&mut transcript, Reply::Done)?;
         Ok(transcript)
+    }
+
+    /// Asks for a definition's contract: `Ok(Ok(value))`, or `Ok(Err(errorText))` when the
+    /// candidate refuses the definition.
+    pub fn definition(&mut self, kind: Kind, text: &str) -> Result<Result<Value, String>, Fault> {
+        self.send(&Request::Definition {
+            kind,
+            text: text.to_owned(),
+        })?;
+        let line = self.next_line()?;
+        match Reply::parse(&line) {
+            Ok(Reply::Definition(value)) => Ok(Ok(value)),
+            Ok(Reply::Event(Event::Error { error_text })) => Ok(Err(error_text)),
+            Ok(other) => Err(protocol(format!(
+                "expected a definition or an error, got {other:?}"
+            ))),
+            Err(error) => Err(protocol(format!("{error} in {}", excerpt(&line)))),
+        }
     }
 
     /// Reads events until `closing` (`sync` or `done`).

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::definitions::Kind;
 use crate::event::{Event, ReadError};
 use crate::tools::Registry;
 
@@ -34,7 +35,7 @@ pub enum Request {
         stream: String,
     },
     Definition {
-        kind: DefinitionKind,
+        kind: Kind,
         text: String,
     },
     Bye,
@@ -64,13 +65,6 @@ impl ToolInfo {
             })
             .collect()
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DefinitionKind {
-    Tool,
-    Skill,
 }
 
 /// The candidate's answer to `hello`.

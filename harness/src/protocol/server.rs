@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::definitions::bundled_registry;
+use crate::definitions::{bundled_registry, parse_definition};
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::parser::StreamParser;
@@ -67,7 +67,7 @@ impl Server<'_> {
                     "protocol": PROTOCOL_VERSION,
                     "name": format!("tch serve {}", env!("CARGO_PKG_VERSION")),
                     "dialects": dialects,
-                    "definitions": false,
+                    "definitions": true,
                 });
                 vec![hello.to_string()]
             }
@@ -96,8 +96,14 @@ impl Server<'_> {
                 self.stream = None;
                 lines
             }
-            Request::Definition { .. } => {
-                vec![error_line("tch serve does not parse definitions".into())]
+            Request::Definition { kind, text } => {
+                let contract = parse_definition("definition", kind, &text)
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| serde_json::to_value(&c).map_err(|e| e.to_string()));
+                match contract {
+                    Ok(value) => vec![json!({"type": "definition", "value": value}).to_string()],
+                    Err(reason) => vec![error_line(reason)],
+                }
             }
             Request::Bye => Vec::new(),
         }

@@ -4,6 +4,7 @@
 //! events (conformance).
 
 pub mod classify;
+pub mod definitions;
 pub mod expect;
 pub mod grammar;
 pub mod plan;
@@ -42,12 +43,15 @@ pub enum Verdict {
     Order,
     MissingError,
     ExtraError,
+    /// A definition's contract differs from the expected one, or an invalid definition was
+    /// accepted, or a valid one refused.
+    Definition,
     /// Held back more text than the reference (a failure only with `--strict-latency`).
     Latency,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 14] = [
+    pub const ALL: [Verdict; 15] = [
         Verdict::Crash,
         Verdict::Timeout,
         Verdict::Protocol,
@@ -61,6 +65,7 @@ impl Verdict {
         Verdict::Order,
         Verdict::MissingError,
         Verdict::ExtraError,
+        Verdict::Definition,
         Verdict::Latency,
     ];
 
@@ -79,6 +84,7 @@ impl Verdict {
             Verdict::Order => "order",
             Verdict::MissingError => "missing-error",
             Verdict::ExtraError => "extra-error",
+            Verdict::Definition => "definition",
             Verdict::Latency => "latency",
         }
     }
@@ -100,6 +106,7 @@ impl fmt::Display for Verdict {
 
 /// One way a case failed, under one splitting (the first, or smallest, that shows it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Finding {
     pub verdict: Verdict,
     /// The splitting's label (`whole`, `cut@12`, `per-char`, `random#3`, …).
@@ -129,6 +136,7 @@ pub enum Status {
 
 /// Everything `tch run` learned about one case.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CaseReport {
     pub case: String,
     pub dialect: String,
@@ -186,6 +194,7 @@ pub fn run(
             scope.spawn(|| {
                 let candidate = first.lock().ok().and_then(|mut c| c.take());
                 let mut worker = Worker {
+                    started: candidate.is_some(),
                     candidate,
                     options,
                     shared: &shared,
@@ -225,6 +234,8 @@ impl Shared {
 
 struct Worker<'a> {
     candidate: Option<Candidate>,
+    /// Whether this worker has had a process: only later starts count as restarts.
+    started: bool,
     options: &'a RunOptions,
     shared: &'a Shared,
     tools: &'a Arc<Registry>,
@@ -345,10 +356,13 @@ impl Worker<'_> {
     /// The live candidate, restarting one if the last was given up on.
     fn candidate(&mut self) -> Result<&mut Candidate, Fault> {
         if self.candidate.is_none() {
-            let restarts = self.shared.restarts.fetch_add(1, Ordering::Relaxed) + 1;
-            if restarts > self.options.max_restarts {
-                self.shared.gave_up.store(true, Ordering::Relaxed);
+            if self.started {
+                let restarts = self.shared.restarts.fetch_add(1, Ordering::Relaxed) + 1;
+                if restarts > self.options.max_restarts {
+                    self.shared.gave_up.store(true, Ordering::Relaxed);
+                }
             }
+            self.started = true;
             match Candidate::start(&self.options.argv, self.options.limits) {
                 Ok(candidate) => self.candidate = Some(candidate),
                 Err(StartError::Handshake(fault)) => return Err(fault),

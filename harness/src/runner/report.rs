@@ -14,6 +14,7 @@ use crate::runner::{CaseReport, Status, Verdict};
 
 /// The whole run, as `report.json` holds it.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunReport {
     /// `report.json` schema version.
     pub schema: u32,
@@ -26,6 +27,7 @@ pub struct RunReport {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CandidateInfo {
     pub argv: Vec<String>,
     pub name: String,
@@ -33,6 +35,7 @@ pub struct CandidateInfo {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub passed: usize,
     /// Failed unexpectedly, or fixed while listed as a known failure.
