@@ -63,6 +63,20 @@ impl Event {
         }
     }
 
+    /// A `tool-call` with no `extra`.
+    pub fn call(
+        tool_call_id: impl Into<String>,
+        tool_name: impl Into<String>,
+        input: Value,
+    ) -> Event {
+        Event::ToolCall(ToolCall {
+            tool_call_id: tool_call_id.into(),
+            tool_name: tool_name.into(),
+            input,
+            extra: Map::new(),
+        })
+    }
+
     pub fn error(error_text: impl Into<String>) -> Event {
         Event::Error {
             error_text: error_text.into(),

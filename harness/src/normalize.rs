@@ -123,12 +123,7 @@ mod tests {
     use serde_json::{Map, json};
 
     fn call(id: &str, input: Value) -> Event {
-        Event::ToolCall(ToolCall {
-            tool_call_id: id.into(),
-            tool_name: "t".into(),
-            input,
-            extra: Map::new(),
-        })
+        Event::call(id, "t", input)
     }
 
     fn delta(id: &str, delta: &str) -> Event {

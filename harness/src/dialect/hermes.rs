@@ -9,9 +9,9 @@
 mod call;
 mod eager;
 
-use std::mem;
 use std::ops::Range;
 
+use crate::dialect::released::Released;
 use crate::dialect::scan::LiteralFinder;
 use crate::event::Event;
 use crate::parser::StreamParser;
@@ -34,7 +34,7 @@ pub struct HermesParser {
     /// The open block from `<` of its opener, while a call is open.
     block: Option<String>,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: String,
+    text: Released,
     /// Recognised calls so far (for `tool-call-N`).
     calls: usize,
     spans: Vec<Range<usize>>,
@@ -47,7 +47,7 @@ impl Default for HermesParser {
             opener: LiteralFinder::new(OPENER),
             closer: LiteralFinder::new(CLOSER),
             block: None,
-            text: String::new(),
+            text: Released::default(),
             calls: 0,
             spans: Vec::new(),
         }
@@ -105,25 +105,12 @@ impl HermesParser {
             Ok(call) => {
                 self.calls += 1;
                 self.spans.push(block_end - block.len()..block_end);
-                self.flush_text(out);
+                self.text.flush(out);
                 out.push(Event::ToolCall(call));
             }
-            Err(error) => self.reject(error, &block, out),
+            Err(error) => self.text.reject(error, &block, out),
         }
         end
-    }
-
-    /// An invalid block: the error, then its exact text (`specs/streaming.md` C5).
-    fn reject(&mut self, error: CallError, block: &str, out: &mut Vec<Event>) {
-        self.flush_text(out);
-        out.push(Event::error(error.to_string()));
-        self.text.push_str(block);
-    }
-
-    fn flush_text(&mut self, out: &mut Vec<Event>) {
-        if !self.text.is_empty() {
-            out.push(Event::text(mem::take(&mut self.text)));
-        }
     }
 }
 
@@ -138,19 +125,19 @@ impl StreamParser for HermesParser {
             };
         }
         self.offset += chunk.len();
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if let Some(block) = self.block.take() {
-            self.reject(CallError::Unterminated, &block, out);
+            self.text.reject(CallError::Unterminated, &block, out);
         } else {
             // An opener prefix at the end of the stream is text; the finder forgets it, since
             // it is released now.
             self.text.push_str(&OPENER[..self.opener.matched()]);
             self.opener = LiteralFinder::new(OPENER);
         }
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use memchr::{memchr, memchr2};
 
+use crate::dialect::released::Released;
 use crate::event::Event;
 use crate::parser::StreamParser;
 
@@ -86,7 +87,7 @@ pub struct MdFenceParser {
     /// Held-back input: the current line's opener prefix (top level) or the open tool block.
     held: String,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: String,
+    text: Released,
     /// Recognised calls so far (for `tool-call-N`).
     calls: usize,
     spans: Vec<Range<usize>>,
@@ -100,7 +101,7 @@ impl Default for MdFenceParser {
             region: Region::Top,
             line: Line::Indent(0),
             held: String::new(),
-            text: String::new(),
+            text: Released::default(),
             calls: 0,
             spans: Vec::new(),
         }
@@ -147,12 +148,6 @@ impl MdFenceParser {
         }
     }
 
-    fn flush_text(&mut self, out: &mut Vec<Event>) {
-        if !self.text.is_empty() {
-            out.push(Event::text(mem::take(&mut self.text)));
-        }
-    }
-
     /// The line just ended with its `\n` (already consumed) and was not a closer.
     fn end_line(&mut self) {
         self.line_pos = self.pos;
@@ -194,22 +189,15 @@ impl MdFenceParser {
                 Ok(events) => {
                     self.calls += 1;
                     self.spans.push(start..self.pos);
-                    self.flush_text(out);
+                    self.text.flush(out);
                     out.extend(events);
                 }
-                Err(error) => self.reject(error, &block, out),
+                Err(error) => self.text.reject(error, &block, out),
             }
         }
         self.region = Region::Top;
         self.line_pos = self.pos;
         self.line = Line::Indent(0);
-    }
-
-    /// An invalid block: the error, then its exact text (`specs/streaming.md` C5).
-    fn reject(&mut self, error: BlockError, block: &str, out: &mut Vec<Event>) {
-        self.flush_text(out);
-        out.push(Event::error(error.to_string()));
-        self.text.push_str(block);
     }
 
     /// Handles the input at `chunk[i..]` in the current line state; returns the next index.
@@ -402,7 +390,7 @@ impl StreamParser for MdFenceParser {
         while i < chunk.len() {
             i = self.step(chunk, i, out);
         }
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
@@ -415,7 +403,7 @@ impl StreamParser for MdFenceParser {
             (Region::Tool { .. }, _)
             | (Region::Top, Line::ToolInfo(_) | Line::Word { matched: 4, .. }) => {
                 let block = mem::take(&mut self.held);
-                self.reject(BlockError::Unterminated, &block, out);
+                self.text.reject(BlockError::Unterminated, &block, out);
             }
             _ => {
                 let held = mem::take(&mut self.held);
@@ -424,7 +412,7 @@ impl StreamParser for MdFenceParser {
         }
         self.region = Region::Top;
         self.line = Line::Indent(0);
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {

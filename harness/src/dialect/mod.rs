@@ -4,6 +4,7 @@
 
 pub mod hermes;
 pub mod md_fence;
+mod released;
 mod scan;
 pub mod signature;
 pub mod tag;

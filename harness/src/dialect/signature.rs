@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use memchr::memchr;
 
+use crate::dialect::released::Released;
 use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::tools::Registry;
@@ -59,7 +60,7 @@ pub struct SignatureParser {
     /// Held-back input: the marker prefix, the marker and blanks, or the open block.
     held: String,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: String,
+    text: Released,
     /// Recognised calls so far (for `tool-call-N`).
     calls: usize,
     spans: Vec<Range<usize>>,
@@ -73,7 +74,7 @@ impl SignatureParser {
             // The stream starts at a line start.
             state: State::Marker { matched: 0 },
             held: String::new(),
-            text: String::new(),
+            text: Released::default(),
             calls: 0,
             spans: Vec::new(),
         }
@@ -172,23 +173,10 @@ impl SignatureParser {
             Ok(call) => {
                 self.calls += 1;
                 self.spans.push(block_end - block.len()..block_end);
-                self.flush_text(out);
+                self.text.flush(out);
                 out.push(Event::ToolCall(call));
             }
-            Err(error) => self.reject(error, &block, out),
-        }
-    }
-
-    /// An invalid block: the error, then its exact text (`specs/streaming.md` C5).
-    fn reject(&mut self, error: CallError, block: &str, out: &mut Vec<Event>) {
-        self.flush_text(out);
-        out.push(Event::error(error.to_string()));
-        self.text.push_str(block);
-    }
-
-    fn flush_text(&mut self, out: &mut Vec<Event>) {
-        if !self.text.is_empty() {
-            out.push(Event::text(mem::take(&mut self.text)));
+            Err(error) => self.text.reject(error, &block, out),
         }
     }
 }
@@ -200,19 +188,19 @@ impl StreamParser for SignatureParser {
             i = self.step(chunk, i, out);
         }
         self.offset += chunk.len();
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if matches!(self.state, State::Object { .. }) {
             let block = mem::take(&mut self.held);
-            self.reject(CallError::Unterminated, &block, out);
+            self.text.reject(CallError::Unterminated, &block, out);
             self.state = State::Rest;
         } else {
             // A marker with no object before the end of the stream is text (S1.3).
             self.release(State::Rest);
         }
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {

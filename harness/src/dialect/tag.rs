@@ -20,6 +20,7 @@ use std::sync::Arc;
 use memchr::memchr;
 use serde_json::Map;
 
+use crate::dialect::released::Released;
 use crate::dialect::scan::LiteralFinder;
 use crate::event::{Event, ToolCall};
 use crate::parser::StreamParser;
@@ -62,7 +63,7 @@ pub struct TagParser {
     /// Held-back input: an opener prefix, an opener and blanks, or an open call.
     held: String,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: String,
+    text: Released,
     /// Recognised calls so far (for `tool-call-N`).
     calls: usize,
     spans: Vec<Range<usize>>,
@@ -76,7 +77,7 @@ impl TagParser {
             state: State::Text,
             pos: 0,
             held: String::new(),
-            text: String::new(),
+            text: Released::default(),
             calls: 0,
             spans: Vec::new(),
         }
@@ -96,12 +97,6 @@ impl TagParser {
         self.state = State::Text;
         self.text.push_str(&self.held);
         self.held.clear();
-    }
-
-    fn flush_text(&mut self, out: &mut Vec<Event>) {
-        if !self.text.is_empty() {
-            out.push(Event::text(mem::take(&mut self.text)));
-        }
     }
 
     fn feed(&mut self, input: &str, out: &mut Vec<Event>) {
@@ -223,7 +218,7 @@ impl TagParser {
                 let tool_name = tool.name.clone();
                 self.calls += 1;
                 self.spans.push(self.pos - block.len()..self.pos);
-                self.flush_text(out);
+                self.text.flush(out);
                 out.push(Event::ToolCall(ToolCall {
                     tool_call_id: format!("tool-call-{}", self.calls),
                     tool_name,
@@ -231,34 +226,27 @@ impl TagParser {
                     extra: Map::new(),
                 }));
             }
-            Err(error) => self.reject(error, &block, out),
+            Err(error) => self.text.reject(error, &block, out),
         }
-    }
-
-    /// An invalid block: the error, then its exact text (`specs/streaming.md` C4, C5).
-    fn reject(&mut self, error: CallError, block: &str, out: &mut Vec<Event>) {
-        self.flush_text(out);
-        out.push(Event::error(error.to_string()));
-        self.text.push_str(block);
     }
 }
 
 impl StreamParser for TagParser {
     fn push(&mut self, chunk: &str, out: &mut Vec<Event>) {
         self.feed(chunk, out);
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if matches!(self.state, State::Call { .. }) {
             self.state = State::Text;
             let block = mem::take(&mut self.held);
-            self.reject(CallError::Unterminated, &block, out);
+            self.text.reject(CallError::Unterminated, &block, out);
         } else {
             // An opener prefix, or an opener that no call followed (T2.2).
             self.release_held();
         }
-        self.flush_text(out);
+        self.text.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {
@@ -273,39 +261,9 @@ pub(super) mod tests {
     use crate::tools::Tool;
     use serde_json::json;
 
-    /// Seed 004's two tools, with its schemas.
+    /// Seed 004's two tools with its schemas, as bundled in `specs/tools/` (with the others).
     pub(in crate::dialect) fn seed_registry() -> Registry {
-        let weather = Tool::new(
-            "GetWeather",
-            "Get the current weather for a location",
-            json!({
-                "type": "object",
-                "properties": {
-                    "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
-                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "The temperature unit to use"}
-                },
-                "required": ["location"]
-            }),
-        );
-        let restaurant = Tool::new(
-            "BookRestaurant",
-            "Book a table",
-            json!({
-                "type": "object",
-                "properties": {
-                    "restaurantName": {"type": "string", "description": "Name of the restaurant"},
-                    "date": {"type": "string", "description": "Date of booking in YYYY-MM-DD format"},
-                    "time": {"type": "string", "description": "Time of booking in HH:MM format"},
-                    "numberOfPeople": {"type": "integer", "description": "Number of people for the reservation"}
-                },
-                "required": ["restaurantName", "date", "time", "numberOfPeople"]
-            }),
-        );
-        Registry::new(vec![
-            weather.expect("valid schema"),
-            restaurant.expect("valid schema"),
-        ])
-        .expect("distinct names")
+        crate::definitions::bundled_registry().expect("the bundled tools load")
     }
 
     fn parser() -> TagParser {

@@ -172,17 +172,10 @@ fn cut(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Map, json};
-
-    use crate::event::ToolCall;
+    use serde_json::json;
 
     fn call(name: &str) -> Event {
-        Event::ToolCall(ToolCall {
-            tool_call_id: "c".into(),
-            tool_name: name.into(),
-            input: json!({}),
-            extra: Map::new(),
-        })
+        Event::call("c", name, json!({}))
     }
 
     fn verdicts(expected: &[Event], actual: &[Event]) -> Vec<Verdict> {

@@ -115,15 +115,10 @@ fn check_streamed_input(call: &ToolCall, stream: &InputStream, found: &mut Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Map, json};
+    use serde_json::json;
 
     fn call(id: &str, input: Value) -> Event {
-        Event::ToolCall(ToolCall {
-            tool_call_id: id.into(),
-            tool_name: "t".into(),
-            input,
-            extra: Map::new(),
-        })
+        Event::call(id, "t", input)
     }
     fn start(id: &str) -> Event {
         Event::ToolInputStart {
