@@ -11,7 +11,7 @@ mod eager;
 
 use std::ops::Range;
 
-use crate::dialect::released::Released;
+use crate::dialect::output::Output;
 use crate::dialect::scan::LiteralFinder;
 use crate::event::Event;
 use crate::parser::StreamParser;
@@ -34,10 +34,7 @@ pub struct HermesParser {
     /// The open block from `<` of its opener, while a call is open.
     block: Option<String>,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: Released,
-    /// Recognised calls so far (for `tool-call-N`).
-    calls: usize,
-    spans: Vec<Range<usize>>,
+    output: Output,
 }
 
 impl Default for HermesParser {
@@ -47,9 +44,7 @@ impl Default for HermesParser {
             opener: LiteralFinder::new(OPENER),
             closer: LiteralFinder::new(CLOSER),
             block: None,
-            text: Released::default(),
-            calls: 0,
-            spans: Vec::new(),
+            output: Output::default(),
         }
     }
 }
@@ -73,9 +68,9 @@ impl HermesParser {
         // (or the opener just completed) is text.
         let released = (held_before + consumed).saturating_sub(still_held);
         let from_held = released.min(held_before);
-        self.text.push_str(&OPENER[..from_held]);
+        self.output.push_str(&OPENER[..from_held]);
         // The cut falls just before a `<` (or at the end of `rest`): a char boundary.
-        self.text.push_str(&rest[..released - from_held]);
+        self.output.push_str(&rest[..released - from_held]);
         if found.is_some() {
             self.block = Some(OPENER.to_owned());
         }
@@ -101,14 +96,13 @@ impl HermesParser {
         let block_end = rest_offset + end;
         // The block is the opener, the content and the closer found after it.
         let content = &block[OPENER.len()..block.len() - CLOSER.len()];
-        match call::interpret(content, self.calls + 1) {
-            Ok(call) => {
-                self.calls += 1;
-                self.spans.push(block_end - block.len()..block_end);
-                self.text.flush(out);
-                out.push(Event::ToolCall(call));
-            }
-            Err(error) => self.text.reject(error, &block, out),
+        match call::interpret(content, self.output.next_ordinal()) {
+            Ok(call) => self.output.accept(
+                block_end - block.len()..block_end,
+                [Event::ToolCall(call)],
+                out,
+            ),
+            Err(error) => self.output.reject(error, &block, out),
         }
         end
     }
@@ -125,23 +119,23 @@ impl StreamParser for HermesParser {
             };
         }
         self.offset += chunk.len();
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if let Some(block) = self.block.take() {
-            self.text.reject(CallError::Unterminated, &block, out);
+            self.output.reject(CallError::Unterminated, &block, out);
         } else {
             // An opener prefix at the end of the stream is text; the finder forgets it, since
             // it is released now.
-            self.text.push_str(&OPENER[..self.opener.matched()]);
+            self.output.push_str(&OPENER[..self.opener.matched()]);
             self.opener = LiteralFinder::new(OPENER);
         }
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {
-        &self.spans
+        self.output.spans()
     }
 }
 

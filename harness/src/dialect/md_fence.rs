@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use memchr::{memchr, memchr2};
 
-use crate::dialect::released::Released;
+use crate::dialect::output::Output;
 use crate::event::Event;
 use crate::parser::StreamParser;
 
@@ -87,10 +87,7 @@ pub struct MdFenceParser {
     /// Held-back input: the current line's opener prefix (top level) or the open tool block.
     held: String,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: Released,
-    /// Recognised calls so far (for `tool-call-N`).
-    calls: usize,
-    spans: Vec<Range<usize>>,
+    output: Output,
 }
 
 impl Default for MdFenceParser {
@@ -101,9 +98,7 @@ impl Default for MdFenceParser {
             region: Region::Top,
             line: Line::Indent(0),
             held: String::new(),
-            text: Released::default(),
-            calls: 0,
-            spans: Vec::new(),
+            output: Output::default(),
         }
     }
 }
@@ -134,7 +129,7 @@ impl MdFenceParser {
         if self.holding() {
             self.held.push_str(bytes);
         } else {
-            self.text.push_str(bytes);
+            self.output.push_str(bytes);
         }
     }
 
@@ -143,7 +138,7 @@ impl MdFenceParser {
     fn set_line(&mut self, line: Line) {
         self.line = line;
         if self.region == Region::Top && !self.holding() {
-            self.text.push_str(&self.held);
+            self.output.push_str(&self.held);
             self.held.clear();
         }
     }
@@ -185,14 +180,9 @@ impl MdFenceParser {
             let block = mem::take(&mut self.held);
             let info = opener_info(&block[..body_start], fence);
             let body = &block[body_start..line_start];
-            match block::interpret(info, body, fence.indent, self.calls + 1) {
-                Ok(events) => {
-                    self.calls += 1;
-                    self.spans.push(start..self.pos);
-                    self.text.flush(out);
-                    out.extend(events);
-                }
-                Err(error) => self.text.reject(error, &block, out),
+            match block::interpret(info, body, fence.indent, self.output.next_ordinal()) {
+                Ok(events) => self.output.accept(start..self.pos, events, out),
+                Err(error) => self.output.reject(error, &block, out),
             }
         }
         self.region = Region::Top;
@@ -390,7 +380,7 @@ impl StreamParser for MdFenceParser {
         while i < chunk.len() {
             i = self.step(chunk, i, out);
         }
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
@@ -403,20 +393,20 @@ impl StreamParser for MdFenceParser {
             (Region::Tool { .. }, _)
             | (Region::Top, Line::ToolInfo(_) | Line::Word { matched: 4, .. }) => {
                 let block = mem::take(&mut self.held);
-                self.text.reject(BlockError::Unterminated, &block, out);
+                self.output.reject(BlockError::Unterminated, &block, out);
             }
             _ => {
                 let held = mem::take(&mut self.held);
-                self.text.push_str(&held);
+                self.output.push_str(&held);
             }
         }
         self.region = Region::Top;
         self.line = Line::Indent(0);
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {
-        &self.spans
+        self.output.spans()
     }
 }
 

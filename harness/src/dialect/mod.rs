@@ -4,7 +4,7 @@
 
 pub mod hermes;
 pub mod md_fence;
-mod released;
+mod output;
 mod scan;
 pub mod signature;
 pub mod tag;

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use memchr::memchr;
 
-use crate::dialect::released::Released;
+use crate::dialect::output::Output;
 use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::tools::Registry;
@@ -60,10 +60,7 @@ pub struct SignatureParser {
     /// Held-back input: the marker prefix, the marker and blanks, or the open block.
     held: String,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: Released,
-    /// Recognised calls so far (for `tool-call-N`).
-    calls: usize,
-    spans: Vec<Range<usize>>,
+    output: Output,
 }
 
 impl SignatureParser {
@@ -74,15 +71,13 @@ impl SignatureParser {
             // The stream starts at a line start.
             state: State::Marker { matched: 0 },
             held: String::new(),
-            text: Released::default(),
-            calls: 0,
-            spans: Vec::new(),
+            output: Output::default(),
         }
     }
 
     /// What was held turns out to be text (S1.1, S1.3); scanning goes on in `state`.
     fn release(&mut self, state: State) {
-        self.text.push_str(&self.held);
+        self.output.push_str(&self.held);
         self.held.clear();
         self.state = state;
     }
@@ -96,10 +91,10 @@ impl SignatureParser {
         match &mut self.state {
             State::Rest => {
                 let Some(newline) = memchr(b'\n', bytes) else {
-                    self.text.push_str(rest);
+                    self.output.push_str(rest);
                     return chunk.len();
                 };
-                self.text.push_str(&rest[..=newline]);
+                self.output.push_str(&rest[..=newline]);
                 self.state = State::Marker { matched: 0 };
                 i + newline + 1
             }
@@ -169,14 +164,13 @@ impl SignatureParser {
         let block = mem::take(&mut self.held);
         self.state = State::Rest;
         let object = &block[object_start..];
-        match call::interpret(object, &self.tools, self.calls + 1) {
-            Ok(call) => {
-                self.calls += 1;
-                self.spans.push(block_end - block.len()..block_end);
-                self.text.flush(out);
-                out.push(Event::ToolCall(call));
-            }
-            Err(error) => self.text.reject(error, &block, out),
+        match call::interpret(object, &self.tools, self.output.next_ordinal()) {
+            Ok(call) => self.output.accept(
+                block_end - block.len()..block_end,
+                [Event::ToolCall(call)],
+                out,
+            ),
+            Err(error) => self.output.reject(error, &block, out),
         }
     }
 }
@@ -188,23 +182,23 @@ impl StreamParser for SignatureParser {
             i = self.step(chunk, i, out);
         }
         self.offset += chunk.len();
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if matches!(self.state, State::Object { .. }) {
             let block = mem::take(&mut self.held);
-            self.text.reject(CallError::Unterminated, &block, out);
+            self.output.reject(CallError::Unterminated, &block, out);
             self.state = State::Rest;
         } else {
             // A marker with no object before the end of the stream is text (S1.3).
             self.release(State::Rest);
         }
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {
-        &self.spans
+        self.output.spans()
     }
 }
 

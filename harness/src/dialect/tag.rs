@@ -18,11 +18,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use memchr::memchr;
-use serde_json::Map;
 
-use crate::dialect::released::Released;
+use crate::dialect::output::Output;
 use crate::dialect::scan::LiteralFinder;
-use crate::event::{Event, ToolCall};
+use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::tools::Registry;
 
@@ -63,10 +62,7 @@ pub struct TagParser {
     /// Held-back input: an opener prefix, an opener and blanks, or an open call.
     held: String,
     /// Text released by the current `push`, emitted as one delta before any other event.
-    text: Released,
-    /// Recognised calls so far (for `tool-call-N`).
-    calls: usize,
-    spans: Vec<Range<usize>>,
+    output: Output,
 }
 
 impl TagParser {
@@ -77,16 +73,14 @@ impl TagParser {
             state: State::Text,
             pos: 0,
             held: String::new(),
-            text: Released::default(),
-            calls: 0,
-            spans: Vec::new(),
+            output: Output::default(),
         }
     }
 
     fn consume(&mut self, input: &str) {
         self.pos += input.len();
         if self.state == State::Text {
-            self.text.push_str(input);
+            self.output.push_str(input);
         } else {
             self.held.push_str(input);
         }
@@ -95,7 +89,7 @@ impl TagParser {
     /// Whatever is held turns out to be text.
     fn release_held(&mut self) {
         self.state = State::Text;
-        self.text.push_str(&self.held);
+        self.output.push_str(&self.held);
         self.held.clear();
     }
 
@@ -193,10 +187,10 @@ impl TagParser {
         self.state = State::Text;
         let failed = mem::take(&mut self.held);
         match failed.get(1..).and_then(|rest| rest.find('<')) {
-            None => self.text.push_str(&failed),
+            None => self.output.push_str(&failed),
             Some(k) => {
                 let (text, again) = failed.split_at(k + 1);
-                self.text.push_str(text);
+                self.output.push_str(text);
                 self.pos -= again.len();
                 self.feed(again, out);
             }
@@ -215,18 +209,15 @@ impl TagParser {
         let tool = &self.tools.tools()[name.tool];
         match call::interpret(content, tool) {
             Ok(input) => {
-                let tool_name = tool.name.clone();
-                self.calls += 1;
-                self.spans.push(self.pos - block.len()..self.pos);
-                self.text.flush(out);
-                out.push(Event::ToolCall(ToolCall {
-                    tool_call_id: format!("tool-call-{}", self.calls),
-                    tool_name,
+                let call = Event::call(
+                    format!("tool-call-{}", self.output.next_ordinal()),
+                    tool.name.clone(),
                     input,
-                    extra: Map::new(),
-                }));
+                );
+                self.output
+                    .accept(self.pos - block.len()..self.pos, [call], out);
             }
-            Err(error) => self.text.reject(error, &block, out),
+            Err(error) => self.output.reject(error, &block, out),
         }
     }
 }
@@ -234,23 +225,23 @@ impl TagParser {
 impl StreamParser for TagParser {
     fn push(&mut self, chunk: &str, out: &mut Vec<Event>) {
         self.feed(chunk, out);
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if matches!(self.state, State::Call { .. }) {
             self.state = State::Text;
             let block = mem::take(&mut self.held);
-            self.text.reject(CallError::Unterminated, &block, out);
+            self.output.reject(CallError::Unterminated, &block, out);
         } else {
             // An opener prefix, or an opener that no call followed (T2.2).
             self.release_held();
         }
-        self.text.flush(out);
+        self.output.flush(out);
     }
 
     fn call_spans(&self) -> &[Range<usize>] {
-        &self.spans
+        self.output.spans()
     }
 }
 
@@ -389,12 +380,7 @@ pub(super) mod tests {
         assert_eq!(
             out[1..],
             [
-                Event::ToolCall(ToolCall {
-                    tool_call_id: "tool-call-1".into(),
-                    tool_name: "GetWeather".into(),
-                    input: json!({"location": "Paris"}),
-                    extra: Map::new(),
-                }),
+                Event::call("tool-call-1", "GetWeather", json!({"location": "Paris"})),
                 Event::text("!<Gex"),
             ]
         );
@@ -422,12 +408,7 @@ pub(super) mod tests {
             run.events,
             [
                 Event::text("<x"),
-                Event::ToolCall(ToolCall {
-                    tool_call_id: "tool-call-1".into(),
-                    tool_name: "z".into(),
-                    input: json!({}),
-                    extra: Map::new(),
-                }),
+                Event::call("tool-call-1", "z", json!({})),
             ]
         );
         assert_eq!(run.call_spans, vec![Range { start: 2, end: 11 }]);
