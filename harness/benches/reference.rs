@@ -1,4 +1,4 @@
-//! Throughput of the reference parsers: the same stream fed whole, in 64-byte chunks and one
+//! Throughput of every reference parser: the same stream fed whole, in 64-byte chunks and one
 //! byte per chunk, at two stream sizes. Linear time shows as equal throughput across sizes;
 //! chunk-size independence as a bounded ratio between chunkings.
 
@@ -6,6 +6,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::parser;
 use toolcall_harness::split;
@@ -32,15 +33,30 @@ fn long_open_block(bytes: usize) -> String {
     stream
 }
 
-fn bench_md_fence(c: &mut Criterion) {
-    let mut group = c.benchmark_group("md-fence");
-    let tools = Arc::new(Registry::default());
-    let streams = [
-        ("mixed-16KiB", md_fence_stream(50)),
-        ("mixed-256KiB", md_fence_stream(800)),
-        ("one-block-256KiB", long_open_block(256 * 1024)),
-    ];
-    for (name, stream) in &streams {
+/// A reply in each JSON dialect: prose, a call, more prose, repeated to `blocks` sections.
+fn json_dialect_stream(dialect: Dialect, blocks: usize) -> String {
+    let section = match dialect {
+        Dialect::Tag => {
+            "I'll get the weather for San Francisco today. <Get me> not a tag.\n\n<GetWeather>\n```json\n{\"location\": \"San Francisco, CA\", \"unit\": \"fahrenheit\"}\n```\n</GetWeather>\nDone 🌤\n"
+        }
+        Dialect::Signature => {
+            "Adding an item now. ## heading # not a call\n###: {\n  \"signature\": \"CLIENT_TOOL_CALL\",\n  \"toolName\": \"add_random_item_to_shop\",\n  \"input\": {\"note\": \"{braces} in \\\"strings\\\"\"}\n}\nDone 🛒\n"
+        }
+        Dialect::Hermes | Dialect::MdFence => {
+            "Let me check. <tool_ is not a call.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\nIt is sunny ☀\n"
+        }
+    };
+    section.repeat(blocks)
+}
+
+fn bench_stream(
+    c: &mut Criterion,
+    dialect: Dialect,
+    streams: &[(&str, String)],
+    tools: &Arc<Registry>,
+) {
+    let mut group = c.benchmark_group(dialect.name());
+    for (name, stream) in streams {
         group.throughput(Throughput::Bytes(stream.len() as u64));
         for chunk_size in [usize::MAX, 64, 1] {
             let chunks = if chunk_size == usize::MAX {
@@ -55,7 +71,7 @@ fn bench_md_fence(c: &mut Criterion) {
             };
             group.bench_with_input(BenchmarkId::new(*name, label), &chunks, |b, chunks| {
                 b.iter(|| {
-                    let mut parser = Dialect::MdFence.reference_parser(&tools);
+                    let mut parser = dialect.reference_parser(tools);
                     black_box(parser::run(parser.as_mut(), chunks.iter().copied()))
                 })
             });
@@ -64,5 +80,34 @@ fn bench_md_fence(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_md_fence);
+fn bench_dialects(c: &mut Criterion) {
+    let tools = Arc::new(bundled_registry().unwrap_or_default());
+    bench_stream(
+        c,
+        Dialect::MdFence,
+        &[
+            ("mixed-16KiB", md_fence_stream(50)),
+            ("mixed-256KiB", md_fence_stream(800)),
+            ("one-block-256KiB", long_open_block(256 * 1024)),
+        ],
+        &tools,
+    );
+    for dialect in [Dialect::Tag, Dialect::Signature, Dialect::Hermes] {
+        let one = json_dialect_stream(dialect, 1).len();
+        bench_stream(
+            c,
+            dialect,
+            &[
+                ("mixed-16KiB", json_dialect_stream(dialect, 16 * 1024 / one)),
+                (
+                    "mixed-256KiB",
+                    json_dialect_stream(dialect, 256 * 1024 / one),
+                ),
+            ],
+            &tools,
+        );
+    }
+}
+
+criterion_group!(benches, bench_dialects);
 criterion_main!(benches);
