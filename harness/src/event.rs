@@ -83,19 +83,7 @@ impl Event {
         }
     }
 
-    /// The id a call-related event refers to, if any.
-    pub fn call_id(&self) -> Option<&str> {
-        match self {
-            Event::ToolInputStart { id, .. }
-            | Event::ToolInputDelta { id, .. }
-            | Event::ToolInputEnd { id } => Some(id),
-            Event::ToolCall(ToolCall { tool_call_id, .. })
-            | Event::ToolResult { tool_call_id, .. }
-            | Event::ToolError { tool_call_id, .. } => Some(tool_call_id),
-            Event::TextDelta { .. } | Event::Error { .. } => None,
-        }
-    }
-
+    /// The id a call-related event refers to, if any, for renaming.
     pub(crate) fn call_id_mut(&mut self) -> Option<&mut String> {
         match self {
             Event::ToolInputStart { id, .. }

@@ -188,7 +188,14 @@ mod tests {
             keep_extra: false,
         }
         .apply(&events);
-        let ids: Vec<_> = normalized.iter().filter_map(Event::call_id).collect();
+        let ids: Vec<&str> = normalized
+            .iter()
+            .filter_map(|event| match event {
+                Event::ToolCall(call) => Some(call.tool_call_id.as_str()),
+                Event::ToolResult { tool_call_id, .. } => Some(tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
         assert_eq!(ids, ["#1", "call_a", "#1", "#2"]);
     }
 

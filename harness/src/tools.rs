@@ -27,13 +27,21 @@ impl fmt::Debug for Tool {
 }
 
 impl Tool {
-    /// A tool whose schema is itself valid JSON Schema.
+    /// A tool with a valid name (`specs/definitions.md` D3.7: 1–64 of `A-Za-z0-9_-`, so a name
+    /// never holds `<`, `>` or blanks) whose schema is itself valid JSON Schema.
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
         input_schema: Value,
     ) -> Result<Tool, RegistryError> {
         let name = name.into();
+        let valid_name = (1..=64).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid_name {
+            return Err(RegistryError::InvalidName(name));
+        }
         let validator =
             jsonschema::validator_for(&input_schema).map_err(|e| RegistryError::InvalidSchema {
                 tool: name.clone(),
@@ -68,6 +76,8 @@ impl Tool {
 pub enum RegistryError {
     #[error("tool {tool}: its input schema is not valid JSON Schema: {reason}")]
     InvalidSchema { tool: String, reason: String },
+    #[error("tool name {0:?} is not 1 to 64 letters, digits, `_` or `-`")]
+    InvalidName(String),
     #[error("tool {0} is defined twice")]
     Duplicate(String),
 }
@@ -125,6 +135,12 @@ mod tests {
 
     #[test]
     fn refuses_bad_schemas_and_duplicates() {
+        for name in ["", "a>b", "<x", "two words", &"x".repeat(65)] {
+            assert_eq!(
+                Tool::new(name, "", json!({})).unwrap_err(),
+                RegistryError::InvalidName(name.to_owned())
+            );
+        }
         assert!(matches!(
             Tool::new("t", "", json!({"type": 5})),
             Err(RegistryError::InvalidSchema { .. })

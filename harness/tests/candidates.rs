@@ -149,7 +149,7 @@ fn hostile_candidates_never_hang_or_crash_tch() {
     // What the candidate is, its argv, tch's exit status, and the verdict it must get (none
     // when the handshake fails, which ends the run with one error line).
     type Hostile<'a> = (&'a str, &'a [&'a str], Option<i32>, Option<&'a str>);
-    let hostile: [Hostile; 8] = [
+    let hostile: [Hostile; 10] = [
         ("exits at once", &["true"], Some(2), None),
         ("floods garbage", &["yes"], Some(2), None),
         ("sleeps forever", &["sleep", "600"], Some(2), None),
@@ -175,6 +175,18 @@ fn hostile_candidates_never_hang_or_crash_tch() {
         (
             "exits after hello",
             &["python3", "harness/tests/hostile/exits_after_hello.py"],
+            Some(1),
+            Some("crash"),
+        ),
+        (
+            "floods lines that carry nothing",
+            &["python3", "harness/tests/hostile/text_start_flood.py"],
+            Some(1),
+            Some("protocol"),
+        ),
+        (
+            "exits leaving a child on its output",
+            &["python3", "harness/tests/hostile/exits_leaving_child.py"],
             Some(1),
             Some("crash"),
         ),
@@ -219,6 +231,40 @@ fn hostile_candidates_never_hang_or_crash_tch() {
             started.elapsed()
         );
     }
+}
+
+#[test]
+fn a_candidate_that_stops_reading_cannot_block_a_large_write() {
+    // 300 KB: far past a pipe's 64 KiB, so a blocking write would hang tch for good.
+    let corpus = std::env::temp_dir().join(format!("tch-test-{}-big", std::process::id()));
+    let folder = corpus.join("hermes");
+    std::fs::create_dir_all(&folder).expect("temp corpus");
+    let text = "x".repeat(300_000);
+    std::fs::write(folder.join("big.stream"), &text).expect("stream");
+    let events = format!("{{\"type\":\"text-delta\",\"delta\":\"{text}\"}}\n");
+    std::fs::write(folder.join("big.events.jsonl"), events).expect("events");
+    let started = Instant::now();
+    let corpus = corpus.to_str().expect("UTF-8 path");
+    let args = [
+        "--corpus",
+        corpus,
+        "--splits",
+        "whole",
+        "--timeout",
+        "0.5",
+        "--max-restarts",
+        "1",
+    ];
+    let mut args = args.to_vec();
+    args.extend(["--", "python3", "harness/tests/hostile/deaf.py"]);
+    let (output, verdicts) = tch_run("deaf", &args);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(verdicts, BTreeSet::from(["timeout".to_owned()]));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

@@ -7,10 +7,10 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use thiserror::Error;
@@ -26,8 +26,10 @@ pub struct Limits {
     pub timeout: Duration,
     /// The longest line accepted.
     pub max_line_bytes: usize,
-    /// The most events accepted in answer to one request.
+    /// The most lines accepted in answer to one request.
     pub max_events: usize,
+    /// The most bytes accepted in answer to one request.
+    pub max_request_bytes: usize,
 }
 
 impl Default for Limits {
@@ -36,6 +38,7 @@ impl Default for Limits {
             timeout: Duration::from_secs(5),
             max_line_bytes: 1 << 20,
             max_events: 100_000,
+            max_request_bytes: 64 << 20,
         }
     }
 }
@@ -49,17 +52,6 @@ pub enum Fault {
     Timeout { seconds: f64, stderr_tail: String },
     #[error("protocol: {reason}")]
     Protocol { reason: String },
-}
-
-impl Fault {
-    /// The verdict name of `specs/protocol.md` §3.
-    pub fn verdict(&self) -> &'static str {
-        match self {
-            Fault::Crash { .. } => "crash",
-            Fault::Timeout { .. } => "timeout",
-            Fault::Protocol { .. } => "protocol",
-        }
-    }
 }
 
 /// Why a candidate could not be started.
@@ -90,13 +82,15 @@ pub struct Transcript {
 enum Line {
     Text(String),
     TooLong,
+    NotUtf8,
     Closed,
 }
 
 /// A running candidate process.
 pub struct Candidate {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Request lines for the writer thread; `None` once closed (after `bye`).
+    requests: Option<Sender<Vec<u8>>>,
     lines: Receiver<Line>,
     stderr_tail: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
@@ -120,7 +114,8 @@ impl Candidate {
                 program: program.clone(),
                 error,
             })?;
-        let (sender, lines) = sync_channel(1024);
+        // Bounded: a flooding candidate blocks on its own writes instead of filling our memory.
+        let (sender, lines) = sync_channel(64);
         if let Some(stdout) = child.stdout.take() {
             thread::spawn(move || read_lines(stdout, limits.max_line_bytes, sender));
         }
@@ -129,8 +124,15 @@ impl Candidate {
             let tail = Arc::clone(&stderr_tail);
             thread::spawn(move || keep_tail(stderr, tail));
         }
+        // Writes happen on their own thread: a candidate that stops reading its input must not
+        // block `tch` in a write (pipes hold 64 KiB); the reply deadline covers a stuck writer,
+        // and killing the process group unblocks it.
+        let (requests, pending) = channel::<Vec<u8>>();
+        if let Some(stdin) = child.stdin.take() {
+            thread::spawn(move || write_lines(stdin, pending));
+        }
         let mut candidate = Candidate {
-            stdin: child.stdin.take(),
+            requests: Some(requests),
             child,
             lines,
             stderr_tail,
@@ -216,26 +218,29 @@ impl Candidate {
         }
     }
 
-    /// Reads events until `closing` (`sync` or `done`).
+    /// Reads events until `closing` (`sync` or `done`). Every line counts toward the flood
+    /// limits, so neither ignored lines nor huge ones can keep a request open forever.
     fn read_events(&mut self, transcript: &mut Transcript, closing: Reply) -> Result<(), Fault> {
-        let start = transcript.events.len();
+        let (mut lines, mut bytes) = (0usize, 0usize);
         loop {
             let line = self.next_line()?;
+            lines += 1;
+            bytes += line.len();
+            if lines > self.limits.max_events || bytes > self.limits.max_request_bytes {
+                return Err(protocol(format!(
+                    "flood: more than {} lines or {} bytes for one request",
+                    self.limits.max_events, self.limits.max_request_bytes
+                )));
+            }
             match read_reply(&line) {
                 Ok((Reply::Event(event), misnamed)) => {
                     if let Some(field) = misnamed {
                         transcript.misnamed_inputs.push(field);
                     }
                     transcript.events.push(event);
-                    if transcript.events.len() - start > self.limits.max_events {
-                        return Err(protocol(format!(
-                            "flood: more than {} events for one request",
-                            self.limits.max_events
-                        )));
-                    }
                 }
                 Ok((Reply::Nothing, _)) => {}
-                Ok((reply, _)) if reply == closing => return Ok(()),
+                Ok((reply, _)) if reply == closing => return self.nothing_after(closing),
                 Ok((reply, _)) => {
                     let expected = if closing == Reply::Sync {
                         "sync"
@@ -251,36 +256,70 @@ impl Candidate {
         }
     }
 
+    /// After `done`, nothing may follow until the next request: a stray line would otherwise be
+    /// charged to the next stream. (Lines still in flight are caught by the next stream's own
+    /// checks.)
+    fn nothing_after(&mut self, closing: Reply) -> Result<(), Fault> {
+        if closing == Reply::Done
+            && let Ok(Line::Text(line)) = self.lines.try_recv()
+        {
+            return Err(protocol(format!("a line after done: {}", excerpt(&line))));
+        }
+        Ok(())
+    }
+
     fn send(&mut self, request: &Request) -> Result<(), Fault> {
         let mut line = serde_json::to_string(request).unwrap_or_default();
         line.push('\n');
-        let written = match &mut self.stdin {
-            Some(stdin) => stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| stdin.flush()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
-        written.map_err(|_| self.crash())
-    }
-
-    fn next_line(&mut self) -> Result<String, Fault> {
-        match self.lines.recv_timeout(self.limits.timeout) {
-            Ok(Line::Text(line)) => Ok(line),
-            Ok(Line::TooLong) => Err(protocol(format!(
-                "flood: a line longer than {} bytes",
-                self.limits.max_line_bytes
-            ))),
-            Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => Err(self.crash()),
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout {
-                seconds: self.limits.timeout.as_secs_f64(),
-                stderr_tail: self.stderr_tail(),
-            }),
+        let queued = self
+            .requests
+            .as_ref()
+            .is_some_and(|requests| requests.send(line.into_bytes()).is_ok());
+        // The writer thread has ended only if the candidate closed its input.
+        if queued {
+            Ok(())
+        } else {
+            Err(self.crash("closed its input"))
         }
     }
 
-    /// The candidate closed its output or input: wait briefly for its exit status.
-    fn crash(&mut self) -> Fault {
-        let mut status = "closed its output".to_owned();
+    /// The next line, waiting at most the timeout. The wait is sliced so that a candidate that
+    /// exited is seen as a crash at once, even when a child of it still holds its output open.
+    fn next_line(&mut self) -> Result<String, Fault> {
+        const SLICE: Duration = Duration::from_millis(50);
+        let started = Instant::now();
+        loop {
+            let left = self.limits.timeout.saturating_sub(started.elapsed());
+            match self.lines.recv_timeout(left.min(SLICE)) {
+                Ok(Line::Text(line)) => return Ok(line),
+                Ok(Line::TooLong) => {
+                    return Err(protocol(format!(
+                        "flood: a line longer than {} bytes",
+                        self.limits.max_line_bytes
+                    )));
+                }
+                Ok(Line::NotUtf8) => return Err(protocol("a line that is not UTF-8".into())),
+                Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.crash("closed its output"));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        return Err(self.crash("exited"));
+                    }
+                    if left <= SLICE {
+                        return Err(Fault::Timeout {
+                            seconds: self.limits.timeout.as_secs_f64(),
+                            stderr_tail: self.stderr_tail(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The candidate closed its output or input, or exited: wait briefly for its exit status.
+    fn crash(&mut self, what: &str) -> Fault {
+        let mut status = what.to_owned();
         for _ in 0..50 {
             if let Ok(Some(exit)) = self.child.try_wait() {
                 status = exit.to_string();
@@ -308,7 +347,8 @@ impl Candidate {
     /// Says `bye` and gives the process a moment to exit before its group is killed.
     pub fn shutdown(mut self) {
         let _ = self.send(&Request::Bye);
-        self.stdin = None;
+        // Dropping the sender ends the writer thread, which closes the candidate's input.
+        self.requests = None;
         for _ in 0..20 {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
@@ -416,6 +456,16 @@ fn excerpt(line: &str) -> String {
     }
 }
 
+/// Writes each request line to the candidate; stops at the first failed write (the candidate
+/// closed its input) or when the sender is dropped, closing the candidate's input either way.
+fn write_lines(mut stdin: ChildStdin, requests: Receiver<Vec<u8>>) {
+    for line in requests {
+        if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+            return;
+        }
+    }
+}
+
 /// Reads `\n`-terminated lines, refusing any longer than `max`; ends with `Closed` at EOF.
 fn read_lines(stdout: impl Read, max: usize, sender: SyncSender<Line>) {
     let mut reader = BufReader::new(stdout);
@@ -442,9 +492,11 @@ fn read_lines(stdout: impl Read, max: usize, sender: SyncSender<Line>) {
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            let text = String::from_utf8_lossy(&line).into_owned();
-            line.clear();
-            if sender.send(Line::Text(text)).is_err() {
+            let message = match String::from_utf8(std::mem::take(&mut line)) {
+                Ok(text) => Line::Text(text),
+                Err(_) => Line::NotUtf8,
+            };
+            if sender.send(message).is_err() {
                 return;
             }
         }

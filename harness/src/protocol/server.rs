@@ -20,12 +20,12 @@ pub fn serve(input: impl BufRead, mut output: impl Write, dialects: &[Dialect]) 
         stream: None,
         tools: None,
     };
-    for line in input.lines() {
+    for line in input.split(b'\n') {
         let line = line?;
-        if line.trim().is_empty() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let request = match serde_json::from_str::<Request>(&line) {
+        let request = match serde_json::from_slice::<Request>(&line) {
             Ok(request) => request,
             Err(error) => {
                 writeln!(

@@ -260,7 +260,11 @@ impl Worker<'_> {
         let mut baseline: Option<Vec<Event>> = None;
         for plan in plan::plans(case, &self.options.splits) {
             if self.shared.gave_up.load(Ordering::Relaxed) {
-                report.status = Status::Skipped;
+                report.status = if report.findings.is_empty() {
+                    Status::Skipped
+                } else {
+                    Status::Failed
+                };
                 report.notes.push(format!(
                     "skipped: the candidate was restarted {} times",
                     self.options.max_restarts

@@ -100,16 +100,22 @@ pub fn plans(case: &Case, options: &SplitOptions) -> Vec<Plan> {
         cuts: Vec::new(),
     }];
     if let Some(lengths) = &options.chunks {
-        let mut cuts = Vec::new();
-        let mut at = 0usize;
-        for &length in lengths {
-            at = at.saturating_add(length).min(text.len());
-            cuts.push(at);
+        // A chunk vector that does not fit this stream (checked up front by `tch run`) replays
+        // only the whole stream rather than cutting inside a character.
+        if let Ok(chunks) = split::chunks_from_lengths(text, lengths) {
+            let mut at = 0;
+            let cuts = chunks[..chunks.len().saturating_sub(1)]
+                .iter()
+                .map(|chunk| {
+                    at += chunk.len();
+                    at
+                })
+                .collect();
+            plans.push(Plan {
+                label: "chunks".into(),
+                cuts,
+            });
         }
-        plans.push(Plan {
-            label: "chunks".into(),
-            cuts,
-        });
         return plans;
     }
     let wanted = |kind| options.kinds.contains(&kind);
