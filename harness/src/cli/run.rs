@@ -342,6 +342,13 @@ fn replay_command(args: &RunArgs, argv: &[String], case: &CaseReport, chunks: &[
         words.extend(["--corpus".to_owned(), dir.display().to_string()]);
     }
     words.extend(["--case".to_owned(), case.case.clone()]);
+    // What else shaped the run: the random cuts' seed and the timeout a verdict depended on.
+    if args.seed != 0 {
+        words.extend(["--seed".to_owned(), args.seed.to_string()]);
+    }
+    if args.timeout != 5.0 {
+        words.extend(["--timeout".to_owned(), args.timeout.to_string()]);
+    }
     if !chunks.is_empty() {
         let lengths: Vec<String> = chunks.iter().map(usize::to_string).collect();
         words.extend(["--chunks".to_owned(), lengths.join(",")]);

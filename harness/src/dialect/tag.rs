@@ -130,7 +130,7 @@ impl TagParser {
                 let next = &input[i..end];
                 let candidates = self.names.narrow(candidates, matched, next.as_bytes());
                 if candidates.is_empty() {
-                    self.release_failed_opener(out);
+                    self.release_failed_opener();
                     return i;
                 }
                 self.consume(next);
@@ -180,21 +180,13 @@ impl TagParser {
         }
     }
 
-    /// An opener prefix that no name continues is text. Scanning resumes right after its `<`
-    /// (T2.1), so when a name contains `<`, another opener may start inside the failed prefix:
-    /// that part is fed again (at most a name's length).
-    fn release_failed_opener(&mut self, out: &mut Vec<Event>) {
+    /// An opener prefix that no name continues is text; the character that ruled it out is
+    /// scanned again (it may be the `<` of another opener). Names hold no `<`
+    /// (`specs/definitions.md` D3.7), so nothing inside the failed prefix can start one.
+    fn release_failed_opener(&mut self) {
         self.state = State::Text;
         let failed = mem::take(&mut self.held);
-        match failed.get(1..).and_then(|rest| rest.find('<')) {
-            None => self.output.push_str(&failed),
-            Some(k) => {
-                let (text, again) = failed.split_at(k + 1);
-                self.output.push_str(text);
-                self.pos -= again.len();
-                self.feed(again, out);
-            }
-        }
+        self.output.push_str(&failed);
     }
 
     /// The closer's `>` was just consumed: the held block is a call or, if invalid, an error
@@ -249,7 +241,6 @@ impl StreamParser for TagParser {
 pub(super) mod tests {
     use super::*;
     use crate::parser::run;
-    use crate::tools::Tool;
     use serde_json::json;
 
     /// Seed 004's two tools with its schemas, as bundled in `specs/tools/` (with the others).
@@ -393,24 +384,5 @@ pub(super) mod tests {
         let per_char = events(&chars.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(per_char, events(&[stream]));
         assert_eq!(per_char[1], weather_call(1, "Zürich 😀"));
-    }
-
-    #[test]
-    fn an_opener_may_restart_inside_a_name_holding_a_lt() {
-        let tools = ["x<y", "z"]
-            .into_iter()
-            .map(|name| Tool::new(name, "", json!({})))
-            .collect::<Result<_, _>>()
-            .expect("valid tools");
-        let mut parser = TagParser::new(Arc::new(Registry::new(tools).expect("distinct")));
-        let run = run(&mut parser, ["<x", "<", "z>{}</z>"]);
-        assert_eq!(
-            run.events,
-            [
-                Event::text("<x"),
-                Event::call("tool-call-1", "z", json!({})),
-            ]
-        );
-        assert_eq!(run.call_spans, vec![Range { start: 2, end: 11 }]);
     }
 }

@@ -41,20 +41,33 @@ pub(super) fn interpret(content: &str, tool: &Tool) -> Result<Value, CallError> 
         Some(after_fence) => (fence_body(after_fence)?, true),
         None => (body, false),
     };
-    let (value, after) = first_value(object_text)?;
-    let after = after.trim_start_matches(is_blank);
-    let after = if fenced {
-        after.strip_prefix(FENCE).ok_or(CallError::Malformed(
-            "the fence is not closed after the object",
-        ))?
-    } else {
-        after
+    // The closing fence may follow a value directly (T4.2): serde's stream reader wants a
+    // separator after a number or literal (`1````), so try the text before the last fence
+    // as exactly one value first.
+    let whole_before_fence = object_text
+        .rsplit_once(FENCE)
+        .filter(|(_, tail)| fenced && tail.is_empty())
+        .and_then(|(inside, _)| serde_json::from_str::<Value>(inside).ok());
+    let value = match whole_before_fence {
+        Some(value) => value,
+        None => {
+            let (value, after) = first_value(object_text)?;
+            let after = after.trim_start_matches(is_blank);
+            let after = if fenced {
+                after.strip_prefix(FENCE).ok_or(CallError::Malformed(
+                    "the fence is not closed after the object",
+                ))?
+            } else {
+                after
+            };
+            if !after.is_empty() {
+                return Err(CallError::Malformed(
+                    "more than one object, or text after it",
+                ));
+            }
+            value
+        }
     };
-    if !after.is_empty() {
-        return Err(CallError::Malformed(
-            "more than one object, or text after it",
-        ));
-    }
     let kind = match &value {
         Value::Object(_) => {
             tool.validate(&value).map_err(|reason| CallError::Schema {

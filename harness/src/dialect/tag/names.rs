@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn openers_narrow_by_character() {
         let registry = Registry::new(
-            ["GetWeather", "Get", "BookRestaurant", "Météo"]
+            ["GetWeather", "Get", "BookRestaurant"]
                 .into_iter()
                 .map(|name| crate::tools::Tool::new(name, "", serde_json::json!({})))
                 .collect::<Result<_, _>>()
@@ -121,8 +121,6 @@ mod tests {
         let tool = names.complete(&get_done, 4).map(|i| names.tag(i).tool);
         assert_eq!(tool, Some(1));
         assert!(names.narrow(get, 3, b"x").is_empty());
-        let meteo = names.narrow(names.narrow(names.all(), 0, b"M"), 1, "é".as_bytes());
-        assert_eq!(meteo.len(), 1);
         assert!(names.narrow(names.all(), 0, b"<").is_empty());
     }
 }
