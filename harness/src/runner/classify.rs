@@ -92,14 +92,26 @@ pub fn conformance(expected: &[Event], actual: &[Event]) -> Vec<(Verdict, String
             ),
         ));
     }
-    if let Some((want, got)) = want_calls.iter().zip(&got_calls).find(|(w, g)| w != g) {
+    // Calls are aligned by a diff, not by position: a missing first call is not also a
+    // "wrong" second one. A call replaced by a different one in place is a wrong call.
+    let (want_lines, got_lines): (Vec<String>, Vec<String>) = (
+        want_calls.iter().map(|e| e.to_json_line()).collect(),
+        got_calls.iter().map(|e| e.to_json_line()).collect(),
+    );
+    let replaced = similar::capture_diff_slices(similar::Algorithm::Myers, &want_lines, &got_lines)
+        .into_iter()
+        .find_map(|op| match op {
+            similar::DiffOp::Replace {
+                old_index,
+                new_index,
+                ..
+            } => Some((old_index, new_index)),
+            _ => None,
+        });
+    if let Some((want, got)) = replaced {
         verdicts.push((
             Verdict::WrongCall,
-            format!(
-                "expected {} got {}",
-                want.to_json_line(),
-                got.to_json_line()
-            ),
+            format!("expected {} got {}", want_lines[want], got_lines[got]),
         ));
     } else {
         let (want_outcomes, got_outcomes) = (outcomes_of(expected), outcomes_of(actual));
