@@ -212,17 +212,7 @@ enum MetadataKey {
     RequiredSkills,
 }
 
-const TOOL_METADATA_KEYS: &KeyTable<MetadataKey> = &[
-    ("Name", MetadataKey::Name),
-    ("Version", MetadataKey::Version),
-    ("Category", MetadataKey::Category),
-    ("Requires Auth", MetadataKey::RequiresAuth),
-    (
-        "Requires Patient Context",
-        MetadataKey::RequiresPatientContext,
-    ),
-];
-
+/// Every metadata key; the last two are for skills only (seed 003).
 const SKILL_METADATA_KEYS: &KeyTable<MetadataKey> = &[
     ("Name", MetadataKey::Name),
     ("Version", MetadataKey::Version),
@@ -235,6 +225,10 @@ const SKILL_METADATA_KEYS: &KeyTable<MetadataKey> = &[
     ("Required Tools", MetadataKey::RequiredTools),
     ("Required Skills", MetadataKey::RequiredSkills),
 ];
+
+const TOOL_METADATA_KEYS: &KeyTable<MetadataKey> = SKILL_METADATA_KEYS
+    .split_at(SKILL_METADATA_KEYS.len() - 2)
+    .0;
 
 #[derive(Default)]
 struct Metadata {
