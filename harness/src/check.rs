@@ -24,6 +24,8 @@ pub enum Failure {
     TextNotConserved { detail: String },
     /// After a push, the parser held back input its dialect says is already known to be text.
     NotEager { pushed: usize, held: String },
+    /// The events break the event grammar (`specs/runner.md` §2).
+    Grammar { violations: String },
 }
 
 impl fmt::Display for Failure {
@@ -35,6 +37,7 @@ impl fmt::Display for Failure {
                 f,
                 "not eager: after {pushed} bytes were pushed, {held:?} was still held back"
             ),
+            Failure::Grammar { violations } => write!(f, "event grammar broken: {violations}"),
         }
     }
 }

@@ -12,7 +12,8 @@
 //! - [`protocol`]: the candidate protocol, both sides (`specs/protocol.md`);
 //! - [`runner`]: `tch run`: replays, verdicts, reports (`specs/runner.md`);
 //! - [`glob`]: shell-style globs for case selection;
-//! - [`check`]: running a case under a splitting and explaining a mismatch.
+//! - [`check`]: running a case under a splitting and explaining a mismatch;
+//! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns.
 
 pub mod check;
 /// Files embedded at build time (`build.rs`).
@@ -23,6 +24,7 @@ pub mod corpus;
 pub mod definitions;
 pub mod dialect;
 pub mod event;
+pub mod fuzz;
 pub mod glob;
 pub mod normalize;
 pub mod parser;

@@ -204,11 +204,17 @@ pub fn pretoken_cuts(text: &str) -> Vec<usize> {
     cuts
 }
 
-/// SplitMix64: a tiny, well-mixed, seedable generator, so splittings replay exactly.
-struct SplitMix64(u64);
+/// SplitMix64: a tiny, well-mixed, seedable generator, so splittings (and `tch fuzz`'s
+/// streams) replay exactly from a seed.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -217,8 +223,8 @@ impl SplitMix64 {
     }
 
     /// A number in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
     }
 }
 

@@ -23,5 +23,7 @@ pub use contract::{
 };
 pub use error::{DefinitionError, Problem};
 pub use parse::parse_definition;
-pub use registry::{bundled_contracts, bundled_registry, load_registry, read_definition};
+pub use registry::{
+    bundled_contracts, bundled_registry, load_registry, parse_definition_bytes, read_definition,
+};
 pub use render::{render_prompt, sample_input};

@@ -38,8 +38,17 @@ pub fn read_definition(path: &Path) -> Result<Contract, DefinitionError> {
         path: file.clone(),
         reason: error.to_string(),
     })?;
-    let source = decode(&bytes).map_err(|located| located.in_file(&file))?;
-    parse_definition(&file, kind, source)
+    parse_definition_bytes(&file, kind, &bytes)
+}
+
+/// The contract defined by a file's raw bytes: `not UTF-8` (D1.2) or [`parse_definition`].
+pub fn parse_definition_bytes(
+    file: &str,
+    kind: Kind,
+    bytes: &[u8],
+) -> Result<Contract, DefinitionError> {
+    let source = decode(bytes).map_err(|located| located.in_file(file))?;
+    parse_definition(file, kind, source)
 }
 
 /// The contracts of the bundled `specs/tools/*.tool.md`, in file-name order (D10.2).

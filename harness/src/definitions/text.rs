@@ -1,6 +1,8 @@
 //! The source text of a definition: UTF-8 decoding, the byte-order mark, and byte offsets to
 //! line numbers (`specs/definitions.md` D1.2).
 
+use std::borrow::Cow;
+
 use super::error::{Located, Problem};
 
 /// The file's text, or `not UTF-8` at the line of the first invalid byte.
@@ -23,6 +25,22 @@ pub(super) fn decode(bytes: &[u8]) -> Result<&str, Located> {
 /// paragraph.
 pub(super) fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Lone CRs as LFs: the same line ends (D1.2) byte for byte, so offsets and line numbers do
+/// not move. pulldown-cmark does not end every block at a lone CR (an HTML comment runs on
+/// past it, swallowing the title), which the definitions fuzz target found.
+pub(super) fn lone_crs_as_lf(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return Cow::Borrowed(text);
+    }
+    let replaced: String = text
+        .char_indices()
+        .map(|(i, c)| if c == '\r' && lone(i) { '\n' } else { c })
+        .collect();
+    Cow::Owned(replaced)
 }
 
 /// Where each line starts, so that any byte offset maps to its 1-based line.
@@ -70,6 +88,7 @@ mod tests {
     #[test]
     fn decodes_utf8_and_drops_a_bom() {
         assert_eq!(strip_bom("\u{feff}# T"), "# T");
+        assert_eq!(lone_crs_as_lf("a\rb\r\nc\r"), "a\nb\r\nc\n");
         assert_eq!(decode("# T".as_bytes()).ok(), Some("# T"));
         let error = decode(b"# T\n\nok\n\xff bad").unwrap_err();
         assert_eq!(error.line, 4);

@@ -1,9 +1,10 @@
 //! What a parser emits, in the order the contract demands, shared by every dialect: text
 //! released but not yet emitted goes out as one delta before the next event; an invalid block's
 //! `error` comes before the block's own text (`specs/streaming.md` C5); a recognised call's
-//! span is recorded and its ordinal counted (C2, C7).
+//! span is recorded, its ordinal counted and its id kept unique (C2, C7).
 
-use std::fmt::Display;
+use std::collections::HashSet;
+use std::fmt::{self, Display};
 use std::mem;
 use std::ops::Range;
 
@@ -14,6 +15,17 @@ pub(crate) struct Output {
     text: String,
     /// The recognised calls' byte ranges, in order: one per call.
     spans: Vec<Range<usize>>,
+    /// The ids of the recognised calls.
+    ids: HashSet<String>,
+}
+
+/// C7: a call whose source names an id an earlier call of the stream has.
+struct DuplicateId<'a>(&'a str);
+
+impl Display for DuplicateId<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "duplicate tool call id {:?}", self.0)
+    }
 }
 
 impl Output {
@@ -36,18 +48,41 @@ impl Output {
         self.text.push_str(block);
     }
 
-    /// The 1-based ordinal the next recognised call gets (`tool-call-N`, C7).
-    pub(crate) fn next_ordinal(&self) -> usize {
-        self.spans.len() + 1
+    /// The id the next recognised call gets when its source names none (C7): `tool-call-N`,
+    /// N its 1-based ordinal, or if an earlier call's source took that, `tool-call-N-K` with
+    /// the smallest free K from 2.
+    pub(crate) fn generated_id(&self) -> String {
+        let id = format!("tool-call-{}", self.spans.len() + 1);
+        if !self.ids.contains(&id) {
+            return id;
+        }
+        (2..)
+            .map(|k| format!("{id}-{k}"))
+            .find(|candidate| !self.ids.contains(candidate))
+            .unwrap_or(id)
     }
 
-    /// A recognised call that spans `span` of the stream: the text before it, then its events.
+    /// A block that spans `span` of the stream and reads as a call: the text before it, then
+    /// its events; or, if its `tool-call`'s id is taken (C7), an invalid block.
     pub(crate) fn accept(
         &mut self,
         span: Range<usize>,
         events: impl IntoIterator<Item = Event>,
+        block: &str,
         out: &mut Vec<Event>,
     ) {
+        let events: Vec<Event> = events.into_iter().collect();
+        let id = events.iter().find_map(|event| match event {
+            Event::ToolCall(call) => Some(call.tool_call_id.as_str()),
+            _ => None,
+        });
+        if let Some(id) = id {
+            if self.ids.contains(id) {
+                self.reject(DuplicateId(id), block, out);
+                return;
+            }
+            self.ids.insert(id.to_owned());
+        }
         self.spans.push(span);
         self.flush(out);
         out.extend(events);
@@ -75,5 +110,23 @@ mod tests {
             out,
             [Event::text("a "), Event::error("bad"), Event::text("<x> b")]
         );
+    }
+
+    #[test]
+    fn ids_stay_unique() {
+        let mut output = Output::default();
+        let mut out = Vec::new();
+        let call = |id: &str| [Event::call(id, "f", serde_json::json!({}))];
+        assert_eq!(output.generated_id(), "tool-call-1");
+        output.accept(0..1, call("tool-call-2"), "a", &mut out);
+        assert_eq!(output.generated_id(), "tool-call-2-2");
+        output.accept(1..2, call("tool-call-2"), "b", &mut out);
+        output.flush(&mut out);
+        assert_eq!(output.spans(), [Range { start: 0, end: 1 }]);
+        assert_eq!(
+            out[1],
+            Event::error("duplicate tool call id \"tool-call-2\"")
+        );
+        assert_eq!(out[2], Event::text("b"));
     }
 }

@@ -164,10 +164,11 @@ impl SignatureParser {
         let block = mem::take(&mut self.held);
         self.state = State::Rest;
         let object = &block[object_start..];
-        match call::interpret(object, &self.tools, self.output.next_ordinal()) {
+        match call::interpret(object, &self.tools, self.output.generated_id()) {
             Ok(call) => self.output.accept(
                 block_end - block.len()..block_end,
                 [Event::ToolCall(call)],
+                &block,
                 out,
             ),
             Err(error) => self.output.reject(error, &block, out),

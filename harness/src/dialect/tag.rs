@@ -201,13 +201,9 @@ impl TagParser {
         let tool = &self.tools.tools()[name.tool];
         match call::interpret(content, tool) {
             Ok(input) => {
-                let call = Event::call(
-                    format!("tool-call-{}", self.output.next_ordinal()),
-                    tool.name.clone(),
-                    input,
-                );
+                let call = Event::call(self.output.generated_id(), tool.name.clone(), input);
                 self.output
-                    .accept(self.pos - block.len()..self.pos, [call], out);
+                    .accept(self.pos - block.len()..self.pos, [call], &block, out);
             }
             Err(error) => self.output.reject(error, &block, out),
         }

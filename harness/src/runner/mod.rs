@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::corpus::Case;
 use crate::event::Event;
 use crate::protocol::ToolInfo;
-use crate::protocol::candidate::{Candidate, Fault, Limits, StartError};
+use crate::protocol::candidate::{Candidate, Fault, Limits, StartError, Transcript};
 use crate::split::{chunk_vector, chunks_at};
 use crate::tools::Registry;
 
@@ -286,7 +286,7 @@ impl Worker<'_> {
                     let verdict = Verdict::from_fault(&fault);
                     add(
                         &mut report,
-                        finding(verdict, &plan, &chunks, fault.to_string(), String::new()),
+                        finding(&plan, &chunks, Judgement::of_fault(&fault)),
                     );
                     report.notes.push(format!(
                         "stopped this case's splittings after the {verdict}"
@@ -294,41 +294,12 @@ impl Worker<'_> {
                     break;
                 }
             };
-            let broken = grammar::violations(&transcript.events, &transcript.misnamed_inputs);
-            if !broken.is_empty() {
-                add(
-                    &mut report,
-                    finding(
-                        Verdict::Grammar,
-                        &plan,
-                        &chunks,
-                        broken.join("; "),
-                        String::new(),
-                    ),
-                );
+            let (actual, judgements) =
+                judge(&transcript, &case.stream, &expected, baseline.as_deref());
+            for judgement in judgements {
+                add(&mut report, finding(&plan, &chunks, judgement));
             }
-            let actual = classify::comparable(&transcript.events, &case.stream);
-            match &baseline {
-                None => baseline = Some(actual.clone()),
-                Some(whole) if *whole != actual => {
-                    let diff = crate::check::diff_events(whole, &actual);
-                    add(
-                        &mut report,
-                        finding(
-                            Verdict::ChunkDependent,
-                            &plan,
-                            &chunks,
-                            "output differs from the candidate's own whole-stream output".into(),
-                            diff,
-                        ),
-                    );
-                }
-                Some(_) => {}
-            }
-            for (verdict, detail) in classify::conformance(&expected, &actual) {
-                let diff = crate::check::diff_events(&expected, &actual);
-                add(&mut report, finding(verdict, &plan, &chunks, detail, diff));
-            }
+            baseline.get_or_insert(actual);
             let held = extra_held(
                 case,
                 &chunks,
@@ -367,16 +338,7 @@ impl Worker<'_> {
                 }
             }
             self.started = true;
-            match Candidate::start(&self.options.argv, self.options.limits) {
-                Ok(candidate) => self.candidate = Some(candidate),
-                Err(StartError::Handshake(fault)) => return Err(fault),
-                Err(error) => {
-                    return Err(Fault::Crash {
-                        status: error.to_string(),
-                        stderr_tail: String::new(),
-                    });
-                }
-            }
+            self.candidate = Some(restart(&self.options.argv, self.options.limits)?);
         }
         self.candidate.as_mut().ok_or(Fault::Protocol {
             reason: "no candidate".into(),
@@ -384,20 +346,82 @@ impl Worker<'_> {
     }
 }
 
-fn finding(
-    verdict: Verdict,
-    plan: &Plan,
-    chunks: &[&str],
-    detail: String,
-    diff: String,
-) -> Finding {
+/// Starts a candidate again after a fault; failing to, it is a crash (or the handshake's fault).
+pub(crate) fn restart(argv: &[String], limits: Limits) -> Result<Candidate, Fault> {
+    Candidate::start(argv, limits).map_err(|error| match error {
+        StartError::Handshake(fault) => fault,
+        error => Fault::Crash {
+            status: error.to_string(),
+            stderr_tail: String::new(),
+        },
+    })
+}
+
+fn finding(plan: &Plan, chunks: &[&str], judgement: Judgement) -> Finding {
     Finding {
-        verdict,
+        verdict: judgement.verdict,
         splitting: plan.label.clone(),
         chunks: chunk_vector(chunks),
-        detail,
-        diff,
+        detail: judgement.detail,
+        diff: judgement.diff,
     }
+}
+
+/// One verdict on one replay, before it is tied to a splitting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub detail: String,
+    /// For event mismatches: a unified diff of expected (or whole-stream) vs actual events.
+    pub diff: String,
+}
+
+impl Judgement {
+    /// The verdict on a replay the candidate did not complete.
+    pub fn of_fault(fault: &Fault) -> Judgement {
+        Judgement {
+            verdict: Verdict::from_fault(fault),
+            detail: fault.to_string(),
+            diff: String::new(),
+        }
+    }
+}
+
+/// Judges one completed replay of `source` in both layers: its event grammar; chunk-dependence
+/// against `baseline`, the candidate's own whole-stream output (none for the whole-stream
+/// replay itself); and conformance against `expected` ([`classify::comparable`]). Returns the
+/// replay's comparable events with the judgements.
+pub fn judge(
+    transcript: &Transcript,
+    source: &str,
+    expected: &[Event],
+    baseline: Option<&[Event]>,
+) -> (Vec<Event>, Vec<Judgement>) {
+    let mut judgements = Vec::new();
+    let broken = grammar::violations(&transcript.events, &transcript.misnamed_inputs);
+    if !broken.is_empty() {
+        judgements.push(Judgement {
+            verdict: Verdict::Grammar,
+            detail: broken.join("; "),
+            diff: String::new(),
+        });
+    }
+    let actual = classify::comparable(&transcript.events, source);
+    if let Some(whole) = baseline.filter(|whole| *whole != actual.as_slice()) {
+        judgements.push(Judgement {
+            verdict: Verdict::ChunkDependent,
+            detail: "output differs from the candidate's own whole-stream output".into(),
+            diff: crate::check::diff_events(whole, &actual),
+        });
+    }
+    for (verdict, detail) in classify::conformance(expected, &actual) {
+        judgements.push(Judgement {
+            verdict,
+            detail,
+            diff: crate::check::diff_events(expected, &actual),
+        });
+    }
+    (actual, judgements)
 }
 
 /// Keeps the first finding of each verdict; for chunk-dependence, the one with fewest chunks.

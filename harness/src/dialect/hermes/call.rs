@@ -26,9 +26,8 @@ fn is_blank(c: char) -> bool {
 }
 
 /// The call of a complete element whose content (between opener and closer) is `content`.
-/// `ordinal` is the call's 1-based position among the stream's recognised calls, for a
-/// generated id.
-pub(super) fn interpret(content: &str, ordinal: usize) -> Result<ToolCall, CallError> {
+/// `generated_id` is its id if the object names none (`specs/streaming.md` C7).
+pub(super) fn interpret(content: &str, generated_id: String) -> Result<ToolCall, CallError> {
     let object = match serde_json::from_str(content.trim_matches(is_blank)) {
         Ok(Value::Object(object)) => object,
         Ok(_) => return Err(CallError::InvalidJson("not an object".to_owned())),
@@ -44,7 +43,7 @@ pub(super) fn interpret(content: &str, ordinal: usize) -> Result<ToolCall, CallE
     // A non-string `id` names no id: the call gets a generated one (H2.2 takes a string `id`).
     let tool_call_id = match extra.shift_remove("id") {
         Some(Value::String(id)) => id,
-        _ => format!("tool-call-{ordinal}"),
+        _ => generated_id,
     };
     Ok(ToolCall {
         tool_call_id,
@@ -87,15 +86,24 @@ mod tests {
     #[test]
     fn fields_ids_and_extra() {
         assert_eq!(
-            interpret(r#" {"name": "f", "arguments": {"a": 1}} "#, 3),
+            interpret(
+                r#" {"name": "f", "arguments": {"a": 1}} "#,
+                "tool-call-3".to_owned()
+            ),
             Ok(call("tool-call-3", "f", json!({"a": 1}), json!({})))
         );
         assert_eq!(
-            interpret(r#"{"z": 1, "id": "c1", "name": "f", "y": [2]}"#, 1),
+            interpret(
+                r#"{"z": 1, "id": "c1", "name": "f", "y": [2]}"#,
+                "tool-call-1".to_owned()
+            ),
             Ok(call("c1", "f", json!({}), json!({"z": 1, "y": [2]})))
         );
         assert_eq!(
-            interpret(r#"{"name": "f", "arguments": null, "id": 7}"#, 2),
+            interpret(
+                r#"{"name": "f", "arguments": null, "id": 7}"#,
+                "tool-call-2".to_owned()
+            ),
             Ok(call("tool-call-2", "f", json!({}), json!({})))
         );
     }
@@ -103,13 +111,16 @@ mod tests {
     #[test]
     fn double_encoded_arguments() {
         assert_eq!(
-            interpret(r#"{"name": "f", "arguments": "{\"a\": [1]}"}"#, 1),
+            interpret(
+                r#"{"name": "f", "arguments": "{\"a\": [1]}"}"#,
+                "tool-call-1".to_owned()
+            ),
             Ok(call("tool-call-1", "f", json!({"a": [1]}), json!({})))
         );
         for bad in [r#""[1]""#, r#""{""#, "[]", "3", "\"\""] {
             let content = format!(r#"{{"name": "f", "arguments": {bad}}}"#);
             assert_eq!(
-                interpret(&content, 1),
+                interpret(&content, "tool-call-1".to_owned()),
                 Err(CallError::ArgumentsNotObject),
                 "{content}"
             );
@@ -120,13 +131,25 @@ mod tests {
     fn content_must_be_one_object_with_a_string_name() {
         for content in ["", "[]", "{} {}", "x {}", "{\"name\": \"f\"} x", "{"] {
             assert!(
-                matches!(interpret(content, 1), Err(CallError::InvalidJson(_))),
+                matches!(
+                    interpret(content, "tool-call-1".to_owned()),
+                    Err(CallError::InvalidJson(_))
+                ),
                 "{content:?}"
             );
         }
-        assert_eq!(interpret("{}", 1), Err(CallError::NoName));
-        assert_eq!(interpret(r#"{"name": 1}"#, 1), Err(CallError::NoName));
+        assert_eq!(
+            interpret("{}", "tool-call-1".to_owned()),
+            Err(CallError::NoName)
+        );
+        assert_eq!(
+            interpret(r#"{"name": 1}"#, "tool-call-1".to_owned()),
+            Err(CallError::NoName)
+        );
         // The name is checked before the arguments (the error table's order).
-        assert_eq!(interpret(r#"{"arguments": 1}"#, 1), Err(CallError::NoName));
+        assert_eq!(
+            interpret(r#"{"arguments": 1}"#, "tool-call-1".to_owned()),
+            Err(CallError::NoName)
+        );
     }
 }

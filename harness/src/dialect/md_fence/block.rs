@@ -48,13 +48,13 @@ const KNOWN_FIELDS: [&str; 9] = [
     "error",
 ];
 
-/// The events of a complete tool fence, or why it is invalid. `ordinal` is the call's 1-based
-/// position among the stream's recognised calls, for a generated id.
+/// The events of a complete tool fence, or why it is invalid. `generated_id` is the call's id
+/// if neither body nor info string names one (`specs/streaming.md` C7).
 pub(super) fn interpret(
     info: &str,
     body: &str,
     indent: usize,
-    ordinal: usize,
+    generated_id: String,
 ) -> Result<Vec<Event>, BlockError> {
     let info = Info::parse(info);
     let mut fields = match parse_yaml(&dedent(body, indent))? {
@@ -77,9 +77,7 @@ pub(super) fn interpret(
     {
         return Err(BlockError::UnknownState(state.clone()));
     }
-    let tool_call_id = id
-        .or(info.id)
-        .unwrap_or_else(|| format!("tool-call-{ordinal}"));
+    let tool_call_id = id.or(info.id).unwrap_or(generated_id);
     let tool_name = name.or(info.name).unwrap_or_else(|| "tool".to_owned());
     let output = fields.remove("output");
     fields.retain(|key, _| !KNOWN_FIELDS.contains(&key.as_str()));

@@ -26,12 +26,12 @@ fn invalid(reason: &str) -> CallError {
     CallError::InvalidFormat(reason.to_owned())
 }
 
-/// The call of a complete block whose object's source is `object`. `ordinal` is the call's
-/// 1-based position among the stream's recognised calls, for a generated id.
+/// The call of a complete block whose object's source is `object`. `generated_id` is its id
+/// if the object names none (`specs/streaming.md` C7).
 pub(super) fn interpret(
     object: &str,
     tools: &Registry,
-    ordinal: usize,
+    generated_id: String,
 ) -> Result<ToolCall, CallError> {
     let mut extra = match serde_json::from_str(object) {
         Ok(Value::Object(object)) => object,
@@ -59,7 +59,7 @@ pub(super) fn interpret(
     // string `toolCallId`).
     let tool_call_id = match extra.shift_remove("toolCallId") {
         Some(Value::String(id)) => id,
-        _ => format!("tool-call-{ordinal}"),
+        _ => generated_id,
     };
     Ok(ToolCall {
         tool_call_id,
@@ -83,7 +83,7 @@ mod tests {
 
     fn format_error(object: &str) -> bool {
         matches!(
-            interpret(object, &registry(), 1),
+            interpret(object, &registry(), "tool-call-1".to_owned()),
             Err(CallError::InvalidFormat(_))
         )
     }
@@ -93,7 +93,7 @@ mod tests {
         let call = interpret(
             r#"{"v": 1, "signature": "CLIENT_TOOL_CALL", "toolName": "add_random_item_to_shop", "toolCallId": "c7", "input": {"n": 2}, "a": 0}"#,
             &registry(),
-            4,
+            "tool-call-4".to_owned(),
         );
         assert_eq!(
             call,
@@ -107,7 +107,7 @@ mod tests {
         let call = interpret(
             r#"{"signature": "CLIENT_TOOL_CALL", "toolName": "add_random_item_to_shop", "toolCallId": 5}"#,
             &registry(),
-            4,
+            "tool-call-4".to_owned(),
         )
         .expect("valid");
         assert_eq!(
@@ -139,7 +139,7 @@ mod tests {
         let error = interpret(
             r#"{"signature": "CLIENT_TOOL_CALL", "toolName": "Add_Random_Item_To_Shop"}"#,
             &registry(),
-            1,
+            "tool-call-1".to_owned(),
         );
         assert_eq!(
             error.map_err(|e| e.to_string()),

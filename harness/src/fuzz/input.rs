@@ -1,0 +1,152 @@
+//! The structure-aware fuzz input (`arbitrary`): a dialect, a stream built from the fragments
+//! of [`super::fragments`] mixed with raw bytes, and a chunking. Its byte format is fixed and
+//! invertible ([`FuzzInput::encode`]), so corpus cases become seeds and a fuzzer's crash file
+//! reads back as a stream and a chunk vector.
+//!
+//! ```text
+//! byte 0          dialect (modulo 4, in Dialect::ALL order)
+//! byte 1          n, the number of cuts (modulo 33)
+//! n × 2 bytes     cut selectors, little-endian u16, each picking a char boundary of the
+//!                 stream (start and end included) modulo their number
+//! the rest        pieces: a byte below FRAGMENTS.len() is that fragment; any other byte is
+//!                 followed by a length byte L and L raw bytes (read as lossy UTF-8)
+//! ```
+
+use arbitrary::{Arbitrary, Unstructured};
+
+use super::fragments::FRAGMENTS;
+use crate::dialect::Dialect;
+
+/// The largest number of cuts an input carries: enough for any chunking worth shrinking to.
+const MAX_CUTS: usize = 32;
+/// The piece tag that starts raw text in [`FuzzInput::encode`] (any tag past the fragments does).
+const RAW: u8 = u8::MAX;
+
+/// One fuzz case: a stream of a dialect and where to cut it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuzzInput {
+    pub dialect: Dialect,
+    pub stream: String,
+    /// Ascending byte offsets at char boundaries, `0` and `stream.len()` allowed; duplicates
+    /// make empty chunks.
+    pub cuts: Vec<usize>,
+}
+
+impl FuzzInput {
+    /// Reads an input from fuzzer bytes; every byte string is some input.
+    pub fn decode(data: &[u8]) -> FuzzInput {
+        let dialect = Dialect::ALL[usize::from(data.first().copied().unwrap_or(0)) % 4];
+        let cut_count = usize::from(data.get(1).copied().unwrap_or(0)) % (MAX_CUTS + 1);
+        let selector_end = (2 + 2 * cut_count).min(data.len().max(2));
+        let selectors: Vec<usize> = data
+            .get(2..selector_end)
+            .unwrap_or_default()
+            .chunks(2)
+            .map(|pair| usize::from(u16::from_le_bytes([pair[0], *pair.get(1).unwrap_or(&0)])))
+            .collect();
+        let stream = stream_of_pieces(data.get(selector_end..).unwrap_or_default());
+        let boundaries = boundaries(&stream);
+        let mut cuts: Vec<usize> = selectors
+            .into_iter()
+            .map(|s| boundaries[s % boundaries.len()])
+            .collect();
+        cuts.sort_unstable();
+        FuzzInput {
+            dialect,
+            stream,
+            cuts,
+        }
+    }
+
+    /// The bytes that [`decode`](Self::decode) reads back as this input (cuts past
+    /// [`MAX_CUTS`] or off char boundaries are dropped).
+    pub fn encode(&self) -> Vec<u8> {
+        let boundaries = boundaries(&self.stream);
+        let selectors: Vec<u16> = self
+            .cuts
+            .iter()
+            .filter_map(|cut| boundaries.binary_search(cut).ok())
+            .filter_map(|index| u16::try_from(index).ok())
+            .take(MAX_CUTS)
+            .collect();
+        let dialect = Dialect::ALL.iter().position(|&d| d == self.dialect);
+        let mut bytes = vec![dialect.unwrap_or(0) as u8, selectors.len() as u8];
+        for selector in selectors {
+            bytes.extend(selector.to_le_bytes());
+        }
+        let mut rest = self.stream.as_str();
+        while !rest.is_empty() {
+            // Raw pieces end at char boundaries, so each reads back as the same text.
+            let mut end = rest.len().min(usize::from(u8::MAX));
+            while !rest.is_char_boundary(end) {
+                end -= 1;
+            }
+            bytes.extend([RAW, end as u8]);
+            bytes.extend(&rest.as_bytes()[..end]);
+            rest = &rest[end..];
+        }
+        bytes
+    }
+}
+
+impl<'a> Arbitrary<'a> for FuzzInput {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<FuzzInput> {
+        let len = u.len();
+        Ok(FuzzInput::decode(u.bytes(len)?))
+    }
+
+    fn arbitrary_take_rest(u: Unstructured<'a>) -> arbitrary::Result<FuzzInput> {
+        Ok(FuzzInput::decode(u.take_rest()))
+    }
+}
+
+/// The stream the piece bytes describe.
+pub fn stream_of_pieces(mut pieces: &[u8]) -> String {
+    let mut stream = String::new();
+    while let Some((&tag, rest)) = pieces.split_first() {
+        pieces = rest;
+        match FRAGMENTS.get(usize::from(tag)) {
+            Some(fragment) => stream.push_str(fragment),
+            None => {
+                let (&len, rest) = pieces.split_first().unwrap_or((&0, &[]));
+                let (raw, rest) = rest.split_at(usize::from(len).min(rest.len()));
+                stream.push_str(&String::from_utf8_lossy(raw));
+                pieces = rest;
+            }
+        }
+    }
+    stream
+}
+
+/// Every char boundary of `text`, `0` and `text.len()` included.
+fn boundaries(text: &str) -> Vec<usize> {
+    text.char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoded_inputs_decode_to_themselves() {
+        let input = FuzzInput {
+            dialect: Dialect::Hermes,
+            stream: format!("<tool_call>{}é😀</tool_call>", "x".repeat(300)),
+            cuts: vec![0, 3, 3, 311, 313],
+        };
+        assert_eq!(FuzzInput::decode(&input.encode()), input);
+    }
+
+    #[test]
+    fn any_bytes_are_an_input() {
+        let input = FuzzInput::decode(&[1, 2, 9, 0, 200, 1, 0, 255, 3, b'a', 0xff, b'b', 7]);
+        assert_eq!(input.dialect, Dialect::ALL[1]);
+        assert_eq!(input.stream, format!("```a\u{fffd}b{}", FRAGMENTS[7]));
+        assert_eq!(input.cuts.len(), 2);
+        assert!(input.cuts.iter().all(|&c| input.stream.is_char_boundary(c)));
+        assert_eq!(FuzzInput::decode(&[]).stream, "");
+    }
+}

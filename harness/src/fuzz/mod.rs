@@ -1,0 +1,19 @@
+//! Fuzzing, shared by the cargo-fuzz targets (`fuzz/`), the proptest properties and `tch fuzz`:
+//!
+//! - [`fragments`]: the grammar fuzzed streams are built from;
+//! - [`input`]: the structure-aware fuzz input (`arbitrary`) and its invertible byte format;
+//! - [`oracle`]: what every reference run and every definition must satisfy;
+//! - [`generate`]: seeded streams, corpus mutations and adversarial chunkings;
+//! - [`shrink`]: delta debugging of a failing stream and chunking;
+//! - [`campaign`]: `tch fuzz` against a candidate over the protocol.
+
+pub mod campaign;
+pub mod fragments;
+pub mod generate;
+pub mod input;
+pub mod oracle;
+pub mod shrink;
+
+pub use campaign::{FuzzError, FuzzFailure, FuzzOptions, FuzzStats, fuzz};
+pub use input::FuzzInput;
+pub use oracle::{DefinitionFailure, check_definition, check_stream, definition_input};
