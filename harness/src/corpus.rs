@@ -114,6 +114,31 @@ impl Case {
     }
 }
 
+impl Case {
+    /// Writes the case as `ROOT/DIALECT/NAME.stream` and `NAME.events.jsonl` (its id must be
+    /// `DIALECT/NAME`), the expected file starting with `comments` as `#` lines. Returns the
+    /// stream file's path.
+    pub fn write(&self, root: &Path, comments: &[String]) -> std::io::Result<PathBuf> {
+        let stream_path = root.join(format!("{}.{STREAM_EXTENSION}", self.id));
+        if let Some(folder) = stream_path.parent() {
+            fs::create_dir_all(folder)?;
+        }
+        let mut expected: String = comments
+            .iter()
+            .flat_map(|comment| comment.lines())
+            .map(|line| format!("# {line}\n"))
+            .collect();
+        for event in &self.expected {
+            expected.push_str(&event.to_json_line());
+            expected.push('\n');
+        }
+        let name = format!("{}{EXPECTED_SUFFIX}", self.id);
+        fs::write(&stream_path, &self.stream)?;
+        fs::write(root.join(name), expected)?;
+        Ok(stream_path)
+    }
+}
+
 /// Every case of the corpus embedded in the binary, in path order.
 pub fn bundled_cases() -> Result<Vec<Case>, CorpusError> {
     let mut cases = Vec::new();

@@ -3,6 +3,7 @@
 
 mod corpus;
 mod definitions;
+mod fuzz;
 mod parse;
 mod prompt;
 mod run;
@@ -32,6 +33,7 @@ enum Command {
     Definitions(definitions::DefinitionsArgs),
     Prompt(prompt::PromptArgs),
     Run(Box<run::RunArgs>),
+    Fuzz(Box<fuzz::FuzzArgs>),
     Serve(serve::ServeArgs),
 }
 
@@ -42,6 +44,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Definitions(args)) => definitions::run(args),
         Some(Command::Prompt(args)) => prompt::run(args),
         Some(Command::Run(args)) => run::run(*args),
+        Some(Command::Fuzz(args)) => fuzz::run(*args),
         Some(Command::Serve(args)) => serve::run(args),
         // Parsed, not defaulted, so every option has its documented default.
         None => run(Cli::parse_from(["tch", "run"])),

@@ -97,7 +97,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let argv = candidate_argv(&args)?;
+    let argv = candidate_argv(args.candidate.as_deref(), &args.argv)?;
     let expectations = match &args.expect_fail {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -216,17 +216,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     })
 }
 
-/// The candidate's argv: after `--`, from `--candidate`, or `tch serve` itself.
-fn candidate_argv(args: &RunArgs) -> Result<Vec<String>> {
-    if let Some(line) = &args.candidate {
+/// The candidate's argv: from `--candidate`, after `--`, or `tch serve` itself.
+pub(super) fn candidate_argv(candidate: Option<&str>, argv: &[String]) -> Result<Vec<String>> {
+    if let Some(line) = candidate {
         let argv = split_command_line(line).map_err(|e| anyhow::anyhow!("--candidate: {e}"))?;
         if argv.is_empty() {
             bail!("--candidate is empty");
         }
         return Ok(argv);
     }
-    if !args.argv.is_empty() {
-        return Ok(args.argv.clone());
+    if !argv.is_empty() {
+        return Ok(argv.to_vec());
     }
     let me =
         std::env::current_exe().context("cannot find the tch executable to run `tch serve`")?;
@@ -362,7 +362,7 @@ fn replay_command(args: &RunArgs, argv: &[String], case: &CaseReport, chunks: &[
         .join(" ")
 }
 
-fn shell_quote(word: &str) -> String {
+pub(super) fn shell_quote(word: &str) -> String {
     if !word.is_empty()
         && word
             .chars()

@@ -245,6 +245,11 @@ impl Replayer<'_> {
         let mut baseline = None;
         for (label, cuts) in chunkings {
             let judgements = match self.replay(stream, cuts)? {
+                // A fault seen before: this stream's other chunkings would likely cost a
+                // restart (or a timeout) each for nothing new.
+                Err(fault) if found.contains(&Judgement::of_fault(&fault).verdict) => {
+                    return Ok(None);
+                }
                 Err(fault) => vec![Judgement::of_fault(&fault)],
                 Ok(transcript) => {
                     let (actual, judgements) =

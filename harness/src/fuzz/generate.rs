@@ -106,8 +106,9 @@ impl Generator {
     }
 
     /// The chunkings to replay `stream` under, besides whole: one char per chunk; chunks of 1
-    /// to 8 chars (the `@ai-sdk-tool/parser` fuzzer's); a few cuts anywhere; cuts around every
-    /// punctuation char; and cuts inside markup fragments, so chunks end mid-opener.
+    /// to 8 chars (the `@ai-sdk-tool/parser` fuzzer's); a few cuts anywhere; empty chunks
+    /// between pieces; cuts around every punctuation char; and cuts inside markup fragments,
+    /// so chunks end mid-opener.
     pub fn chunkings(&mut self, stream: &str) -> Vec<Chunking> {
         let mut chunkings = vec![Chunking {
             label: "per-char",
@@ -125,6 +126,10 @@ impl Generator {
                 cuts,
             });
         }
+        chunkings.push(Chunking {
+            label: "empty-chunks",
+            cuts: split::empty_interleaved_cuts(stream, 1 + self.rng.below(8)),
+        });
         chunkings.push(Chunking {
             label: "punctuation",
             cuts: punctuation_cuts(stream),

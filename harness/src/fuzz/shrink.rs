@@ -37,23 +37,11 @@ pub fn shrink(
             max_tries,
             &mut fails,
             |s| char_count(&s.stream),
-            |s, parts| {
-                let removed = char_range(&s.stream, parts);
-                let gone = removed.len();
-                let mut stream = s.stream.clone();
-                stream.replace_range(removed.clone(), "");
-                let cuts = s
-                    .cuts
-                    .iter()
-                    .map(|&c| match c {
-                        c if c <= removed.start => c,
-                        c if c >= removed.end => c - gone,
-                        _ => removed.start,
-                    })
-                    .collect();
-                (stream, cuts)
-            },
+            without_chars,
         );
+        // ddmin removes runs aligned to its partitions; a balanced piece (`,"k":1` in JSON)
+        // rarely is one. Every short window, longest first, catches those.
+        remove_windows(&mut best, max_tries, &mut fails);
         // Cuts: remove runs of cut points.
         ddmin(
             &mut best,
@@ -108,6 +96,56 @@ fn ddmin(
         }
         parts = (parts_now * 2).min(units);
     }
+}
+
+/// The longest run [`remove_windows`] tries: syntax pieces are short, and every width costs a
+/// replay per char.
+const MAX_WINDOW: usize = 12;
+
+/// Tries removing every run of up to [`MAX_WINDOW`] chars, longest first, keeping each
+/// removal that still fails.
+fn remove_windows(
+    best: &mut Shrunk,
+    max_tries: usize,
+    fails: &mut impl FnMut(&str, &[usize]) -> bool,
+) {
+    let mut width = char_count(&best.stream).min(MAX_WINDOW);
+    while width > 0 {
+        let mut start = 0;
+        while start + width <= char_count(&best.stream) {
+            if best.tries >= max_tries {
+                return;
+            }
+            let (stream, cuts) = without_chars(best, start..start + width);
+            best.tries += 1;
+            if fails(&stream, &cuts) {
+                best.stream = stream;
+                best.cuts = cuts;
+                best.steps += 1;
+            } else {
+                start += 1;
+            }
+        }
+        width -= 1;
+    }
+}
+
+/// `best` without chars `chars`; cuts inside the removed run collapse onto its start.
+fn without_chars(best: &Shrunk, chars: Range<usize>) -> (String, Vec<usize>) {
+    let removed = char_range(&best.stream, chars);
+    let gone = removed.len();
+    let mut stream = best.stream.clone();
+    stream.replace_range(removed.clone(), "");
+    let cuts = best
+        .cuts
+        .iter()
+        .map(|&c| match c {
+            c if c <= removed.start => c,
+            c if c >= removed.end => c - gone,
+            _ => removed.start,
+        })
+        .collect();
+    (stream, cuts)
 }
 
 fn char_count(text: &str) -> usize {

@@ -1,0 +1,206 @@
+//! Fuzzing's own tests: the seed corpora the cargo-fuzz targets start from satisfy their
+//! oracles, and `tch fuzz` finds the bug of every buggy example within a bounded, seeded
+//! budget, shrinks it to a few dozen chars, and writes a case whose replay fails the same way.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use toolcall_harness::corpus::{bundled_cases, bundled_definition_cases};
+use toolcall_harness::definitions::bundled_registry;
+use toolcall_harness::fuzz::{FuzzInput, check_definition, check_stream};
+use toolcall_harness::split;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tch"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("tch runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn every_corpus_case_is_a_seed_that_passes_the_oracles() {
+    let tools = Arc::new(bundled_registry().expect("bundled tools"));
+    for case in bundled_cases().expect("bundled corpus") {
+        // Encoded as the seeds are, with a few cuts, and decoded back.
+        let cuts = split::random_cuts(&case.stream, 1, 1).concat();
+        let input = FuzzInput {
+            dialect: case.dialect,
+            stream: case.stream.clone(),
+            cuts,
+        };
+        let decoded = FuzzInput::decode(&input.encode());
+        assert_eq!(decoded, input, "{}", case.id);
+        if let Err(failure) = check_stream(&decoded, &tools) {
+            panic!("{}: {failure}", case.id);
+        }
+    }
+    for case in bundled_definition_cases().expect("bundled definitions") {
+        if let Err(failure) = check_definition(case.kind, case.text.as_bytes()) {
+            panic!("{}: {failure}", case.id);
+        }
+    }
+}
+
+#[test]
+fn tch_fuzz_finds_nothing_in_the_reference() {
+    for dialect in ["md-fence", "tag", "signature", "hermes"] {
+        let out = std::env::temp_dir().join(format!("tch-fuzz-serve-{}", std::process::id()));
+        let output = tch(&[
+            "fuzz",
+            "--dialect",
+            dialect,
+            "--streams",
+            "150",
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert!(output.status.success(), "{dialect}: {}", stdout(&output));
+        assert!(
+            stdout(&output).contains("150 streams") && stdout(&output).contains("0 failures"),
+            "{}",
+            stdout(&output)
+        );
+    }
+}
+
+/// A failure `tch fuzz` printed: its verdict and the case it wrote.
+struct Found {
+    verdict: String,
+    case: PathBuf,
+}
+
+/// Fuzzes one example with a fixed seed and budget; returns the failures and the output.
+fn fuzz_example(example: &str, dialect: &str, max_failures: usize) -> (Vec<Found>, String) {
+    let out = std::env::temp_dir().join(format!("tch-fuzz-{}-{example}", std::process::id()));
+    let script = format!("adapters/examples/{example}.py");
+    let output = tch(&[
+        "fuzz",
+        "--dialect",
+        dialect,
+        "--streams",
+        "300",
+        "--seed",
+        "1",
+        "--max-failures",
+        &max_failures.to_string(),
+        "--timeout",
+        "0.5",
+        "--out",
+        &out.display().to_string(),
+        "--",
+        "python3",
+        &script,
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{example}: {text}");
+    let mut found = Vec::new();
+    let mut verdict = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("FAIL ") {
+            verdict = rest.split_whitespace().next().map(str::to_owned);
+        } else if let Some(path) = line.trim().strip_prefix("case:") {
+            found.push(Found {
+                verdict: verdict.take().expect("a FAIL line before its case"),
+                case: PathBuf::from(path.trim()),
+            });
+        }
+    }
+    (found, text)
+}
+
+/// Replays a written case with `tch run --chunks` as its comments say; returns the output.
+fn replay(case: &Path, dialect: &str, example: &str) -> Output {
+    let events = std::fs::read_to_string(case.with_extension("events.jsonl"))
+        .expect("the events file is written");
+    let chunks = events
+        .lines()
+        .find_map(|line| line.strip_prefix("# chunk vector: ["))
+        .and_then(|rest| rest.strip_suffix(']'))
+        .expect("a chunk vector comment");
+    let corpus_dir = case
+        .parent()
+        .and_then(Path::parent)
+        .expect("DIR/DIALECT/NAME");
+    let id = format!(
+        "{dialect}/{}",
+        case.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+    );
+    let mut args = vec![
+        "run".to_owned(),
+        "--corpus".to_owned(),
+        corpus_dir.display().to_string(),
+        "--case".to_owned(),
+        id,
+        "--timeout".to_owned(),
+        "0.5".to_owned(),
+        "--report-dir".to_owned(),
+        corpus_dir.join("report").display().to_string(),
+    ];
+    if !chunks.is_empty() {
+        args.extend(["--chunks".to_owned(), chunks.to_owned()]);
+    }
+    args.extend([
+        "--".to_owned(),
+        "python3".to_owned(),
+        format!("adapters/examples/{example}.py"),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    tch(&args)
+}
+
+#[test]
+fn tch_fuzz_finds_and_shrinks_every_buggy_example() {
+    // (example, dialect, the verdict of its planted bug, failures to look for). The signature
+    // detector is also missing errors, which it shows first.
+    let examples = [
+        ("per_chunk_parser", "hermes", "chunk-dependent", 1),
+        ("drops_text_after_call", "hermes", "lost-text", 1),
+        ("args_not_input", "hermes", "grammar", 1),
+        ("no_flush_at_end", "hermes", "lost-text", 1),
+        ("crash_on_empty_chunk", "hermes", "crash", 1),
+        ("hang_on_split_tag", "hermes", "timeout", 1),
+        ("seed001_hash_detector", "signature", "chunk-dependent", 3),
+    ];
+    for (example, dialect, planted, max_failures) in examples {
+        let (found, text) = fuzz_example(example, dialect, max_failures);
+        assert!(
+            found.iter().any(|f| f.verdict == planted),
+            "{example}: {planted} not found\n{text}"
+        );
+        for Found { verdict, case } in &found {
+            let stream = std::fs::read_to_string(case).expect("the stream file is written");
+            // A few dozen chars: the longest, a minimal valid signature call, is 59.
+            let limit = if verdict == planted { 40 } else { 64 };
+            assert!(
+                stream.chars().count() <= limit,
+                "{example}: {verdict} shrunk to {} chars: {stream:?}",
+                stream.chars().count()
+            );
+            // The written case replays: the candidate fails it the same way.
+            let output = replay(case, dialect, example);
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{example}: {}",
+                stdout(&output)
+            );
+            assert!(
+                stdout(&output).contains(verdict.as_str()),
+                "{example}: the replay lacks {verdict}: {}",
+                stdout(&output)
+            );
+        }
+    }
+}
