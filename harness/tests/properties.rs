@@ -12,6 +12,7 @@ use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::event::Event;
+use toolcall_harness::fuzz::fragments::FRAGMENTS;
 use toolcall_harness::normalize::Normalize;
 use toolcall_harness::parser;
 use toolcall_harness::split::{self, chunks_at};
@@ -20,51 +21,8 @@ use toolcall_harness::tools::Registry;
 static TOOLS: LazyLock<Arc<Registry>> =
     LazyLock::new(|| Arc::new(bundled_registry().expect("bundled tools load")));
 
-/// Syntax pieces of every dialect, blanks, line ends and multi-byte text.
-const FRAGMENTS: &[&str] = &[
-    "```",
-    "~~~",
-    "````",
-    "tool",
-    " tool x c1",
-    "toolbox",
-    "\n",
-    "\r\n",
-    " ",
-    "   ",
-    "\t",
-    "`",
-    "a: 1\n",
-    "input:\n  q: é\n",
-    "---\n",
-    "state: output-error\n",
-    "<GetWeather>",
-    "</GetWeather>",
-    "<Get",
-    "```json\n",
-    "{",
-    "}",
-    "\"",
-    "\\",
-    ":",
-    ",",
-    "\"location\":\"Paris\"",
-    "[1]",
-    "###:",
-    "###",
-    "#",
-    "\"signature\":\"CLIENT_TOOL_CALL\"",
-    "\"toolName\":\"read_file\"",
-    "<tool_call>",
-    "</tool_call>",
-    "<tool_",
-    "\"name\":\"f\"",
-    "\"arguments\":{}",
-    "x",
-    "é",
-    "😀",
-];
-
+/// A stream from the fuzzers' grammar: syntax pieces of every dialect, blanks, line ends and
+/// multi-byte text.
 fn stream() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(FRAGMENTS), 0..24).prop_map(|parts| parts.concat())
 }

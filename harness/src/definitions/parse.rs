@@ -10,7 +10,7 @@ use super::values::{KeyTable, key_items, lookup, same_key, unknown_key};
 
 /// The contract defined by `source`, a definition of `kind`. `file` names the file in errors.
 pub fn parse_definition(file: &str, kind: Kind, source: &str) -> Result<Contract, DefinitionError> {
-    let text = super::text::lone_crs_as_lf(super::text::strip_bom(source));
+    let text = super::text::lf_line_ends(super::text::strip_bom(source));
     parse(kind, &text).map_err(|located| located.in_file(file))
 }
 
