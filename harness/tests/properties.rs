@@ -7,6 +7,7 @@
 use std::sync::{Arc, LazyLock};
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use toolcall_harness::check::check_reference;
 use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
@@ -52,8 +53,13 @@ fn dialect() -> impl Strategy<Value = Dialect> {
 
 proptest! {
     // Each case costs microseconds: many cases buy coverage cheaply (PROPTEST_CASES raises it).
+    // Failures persist to `harness/proptest-regressions/properties.txt` (committed) and are
+    // replayed first on every run; the default place is not found for a `tests/` file.
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(4096),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/properties.txt",
+        ))),
         ..ProptestConfig::default()
     })]
 
