@@ -48,10 +48,11 @@ pub fn check_reference(case: &Case, cuts: &[usize], tools: &Arc<Registry>) -> Re
     let mut parser = case.dialect.reference_parser(tools);
     let mut events = Vec::new();
     let mut pushed = 0;
+    let mut released = Released::default();
     for chunk in split::chunks_at(&case.stream, cuts) {
         parser.push(chunk, &mut events);
         pushed += chunk.len();
-        let released = released_bytes(&events, parser.call_spans());
+        let released = released.update(&events, parser.call_spans());
         let held = case
             .stream
             .get(released..pushed)
@@ -124,16 +125,29 @@ pub fn diff_events(expected: &[Event], actual: &[Event]) -> String {
 }
 
 /// How many bytes of the stream the events so far account for: text released plus calls
-/// recognised (C2 makes these a prefix of the stream).
-fn released_bytes(events: &[Event], call_spans: &[Range<usize>]) -> usize {
-    let text: usize = events
-        .iter()
-        .map(|e| match e {
-            Event::TextDelta { delta } => delta.len(),
-            _ => 0,
-        })
-        .sum();
-    text + call_spans.iter().map(|s| s.len()).sum::<usize>()
+/// recognised (C2 makes these a prefix of the stream). Counted incrementally, so checking
+/// after every push stays linear in the stream.
+#[derive(Default)]
+struct Released {
+    events_seen: usize,
+    spans_seen: usize,
+    bytes: usize,
+}
+
+impl Released {
+    fn update(&mut self, events: &[Event], call_spans: &[Range<usize>]) -> usize {
+        for event in events.get(self.events_seen..).unwrap_or_default() {
+            if let Event::TextDelta { delta } = event {
+                self.bytes += delta.len();
+            }
+        }
+        for span in call_spans.get(self.spans_seen..).unwrap_or_default() {
+            self.bytes += span.len();
+        }
+        self.events_seen = events.len();
+        self.spans_seen = call_spans.len();
+        self.bytes
+    }
 }
 
 /// C2: the stream without the call spans equals the concatenated text, and there is one

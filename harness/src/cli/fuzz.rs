@@ -115,7 +115,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         seeds,
         &tools,
         &mut |stats| progress.set_message(counters(stats)),
-        &mut |failure, _| {
+        &mut |failure| {
             progress.suspend(|| match report_failure(&args, &argv, failure) {
                 Ok(path) => written.push(path),
                 Err(error) => write_error = Some(error),

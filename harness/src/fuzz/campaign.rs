@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::generate::Generator;
+use super::generate::{Chunking, Generator};
 use super::shrink::{Shrunk, shrink};
 use crate::dialect::Dialect;
 use crate::event::Event;
@@ -89,7 +89,7 @@ pub fn fuzz(
     seeds: Vec<String>,
     tools: &Arc<Registry>,
     on_progress: &mut dyn FnMut(&FuzzStats),
-    on_failure: &mut dyn FnMut(&FuzzFailure, &FuzzStats),
+    on_failure: &mut dyn FnMut(&FuzzFailure),
 ) -> Result<FuzzStats, FuzzError> {
     let first = Candidate::start(&options.argv, options.limits)?;
     let spoken = &first.hello.dialects;
@@ -118,20 +118,20 @@ pub fn fuzz(
     {
         let stream = generator.stream();
         replayer.stats.streams += 1;
-        let mut chunkings = vec![("whole", Vec::new())];
-        chunkings.extend(
-            generator
-                .chunkings(&stream)
-                .into_iter()
-                .map(|c| (c.label, c.cuts)),
-        );
+        let whole = Chunking {
+            label: "whole",
+            cuts: Vec::new(),
+        };
+        let chunkings: Vec<Chunking> = std::iter::once(whole)
+            .chain(generator.chunkings(&stream))
+            .collect();
         if let Some(new) = replayer.first_failure(&stream, &chunkings, &found)? {
             found.insert(new.judgement.verdict);
             let failure = replayer.shrink_failure(&stream, new)?;
             replayer.stats.failures += 1;
             replayer.stats.shrink_steps += failure.shrunk.steps;
             replayer.stats.elapsed = started.elapsed();
-            on_failure(&failure, &replayer.stats);
+            on_failure(&failure);
         }
         replayer.stats.elapsed = started.elapsed();
         on_progress(&replayer.stats);
@@ -238,12 +238,12 @@ impl Replayer<'_> {
     fn first_failure(
         &mut self,
         stream: &str,
-        chunkings: &[(&'static str, Vec<usize>)],
+        chunkings: &[Chunking],
         found: &BTreeSet<Verdict>,
     ) -> Result<Option<Found>, FuzzError> {
         let (_, expected) = self.expected(stream);
         let mut baseline = None;
-        for (label, cuts) in chunkings {
+        for Chunking { label, cuts } in chunkings {
             let judgements = match self.replay(stream, cuts)? {
                 // A fault seen before: this stream's other chunkings would likely cost a
                 // restart (or a timeout) each for nothing new.
