@@ -29,6 +29,7 @@ class HermesParser {
     this.inCall = false;
     this.scanned = 0; // how far `pending` was searched for CLOSE: never search twice
     this.calls = 0;
+    this.ids = new Set(); // ids of the calls so far: they must stay unique (C7.1)
   }
 
   push(chunk) {
@@ -93,8 +94,18 @@ class HermesParser {
     }
     if (args === undefined || args === null) args = {};
     if (!isObject(args)) return [error('tool_call "arguments" is not an object'), text(block)];
+    let id = value.id;
+    if (typeof id === 'string' && this.ids.has(id)) {
+      return [error(`duplicate tool call id ${JSON.stringify(id)}`), text(block)];
+    }
+    if (typeof id !== 'string') {
+      // tool-call-N, stepping aside if an earlier call named that id (C7.2).
+      const generated = `tool-call-${this.calls + 1}`;
+      id = generated;
+      for (let k = 2; this.ids.has(id); k += 1) id = `${generated}-${k}`;
+    }
     this.calls += 1;
-    const id = typeof value.id === 'string' ? value.id : `tool-call-${this.calls}`;
+    this.ids.add(id);
     const event = { type: 'tool-call', toolCallId: id, toolName: value.name, input: args };
     const extra = {};
     for (const [key, v] of Object.entries(value)) {

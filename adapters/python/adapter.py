@@ -44,6 +44,7 @@ class HermesParser:
         self.in_call = False
         self.scanned = 0  # how far `pending` was searched for CLOSE: never search twice
         self.calls = 0
+        self.ids = set()  # ids of the calls so far: they must stay unique (C7.1)
 
     def push(self, chunk):
         self.pending += chunk
@@ -111,10 +112,17 @@ class HermesParser:
             arguments = {}
         if not isinstance(arguments, dict):
             return [error('tool_call "arguments" is not an object'), text(block)]
-        self.calls += 1
         call_id = value.get("id")
+        if isinstance(call_id, str) and call_id in self.ids:
+            return [error(f"duplicate tool call id {json.dumps(call_id)}"), text(block)]
         if not isinstance(call_id, str):
-            call_id = f"tool-call-{self.calls}"
+            # tool-call-N, stepping aside if an earlier call named that id (C7.2).
+            call_id = generated = f"tool-call-{self.calls + 1}"
+            k = 2
+            while call_id in self.ids:
+                call_id, k = f"{generated}-{k}", k + 1
+        self.calls += 1
+        self.ids.add(call_id)
         event = {"type": "tool-call", "toolCallId": call_id, "toolName": name, "input": arguments}
         extra = {k: v for k, v in value.items() if k not in ("name", "arguments", "id")}
         if extra:

@@ -88,7 +88,7 @@ fn fuzz_example(example: &str, dialect: &str, max_failures: usize) -> (Vec<Found
         "--dialect",
         dialect,
         "--streams",
-        "300",
+        "100",
         "--seed",
         "1",
         "--max-failures",
@@ -162,13 +162,15 @@ fn replay(case: &Path, dialect: &str, example: &str) -> Output {
 
 #[test]
 fn tch_fuzz_finds_and_shrinks_every_buggy_example() {
-    // (example, dialect, the verdict of its planted bug, failures to look for). The signature
-    // detector is also missing errors, which it shows first.
+    // (example, dialect, the verdict of its planted bug, failures to look for). A planted bug
+    // often shows first as another true verdict (the line-buffering `no_flush_at_end` also
+    // moves text after errors: `order`), so up to three are looked for; a crash or a hang
+    // is found first, and each replay of it costs a restart or a timeout.
     let examples = [
-        ("per_chunk_parser", "hermes", "chunk-dependent", 1),
-        ("drops_text_after_call", "hermes", "lost-text", 1),
-        ("args_not_input", "hermes", "grammar", 1),
-        ("no_flush_at_end", "hermes", "lost-text", 1),
+        ("per_chunk_parser", "hermes", "chunk-dependent", 3),
+        ("drops_text_after_call", "hermes", "lost-text", 3),
+        ("args_not_input", "hermes", "grammar", 3),
+        ("no_flush_at_end", "hermes", "lost-text", 3),
         ("crash_on_empty_chunk", "hermes", "crash", 1),
         ("hang_on_split_tag", "hermes", "timeout", 1),
         ("seed001_hash_detector", "signature", "chunk-dependent", 3),
