@@ -96,15 +96,10 @@ impl HermesParser {
         let block_end = rest_offset + end;
         // The block is the opener, the content and the closer found after it.
         let content = &block[OPENER.len()..block.len() - CLOSER.len()];
-        match call::interpret(content, self.output.generated_id()) {
-            Ok(call) => self.output.accept(
-                block_end - block.len()..block_end,
-                [Event::ToolCall(call)],
-                &block,
-                out,
-            ),
-            Err(error) => self.output.reject(error, &block, out),
-        }
+        let read = call::interpret(content, self.output.generated_id())
+            .map(|call| [Event::ToolCall(call)]);
+        self.output
+            .settle(read, block_end - block.len()..block_end, &block, out);
         end
     }
 }

@@ -180,10 +180,8 @@ impl MdFenceParser {
             let block = mem::take(&mut self.held);
             let info = opener_info(&block[..body_start], fence);
             let body = &block[body_start..line_start];
-            match block::interpret(info, body, fence.indent, self.output.generated_id()) {
-                Ok(events) => self.output.accept(start..self.pos, events, &block, out),
-                Err(error) => self.output.reject(error, &block, out),
-            }
+            let read = block::interpret(info, body, fence.indent, self.output.generated_id());
+            self.output.settle(read, start..self.pos, &block, out);
         }
         self.region = Region::Top;
         self.line_pos = self.pos;

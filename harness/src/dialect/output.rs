@@ -64,7 +64,7 @@ impl Output {
 
     /// A block that spans `span` of the stream and reads as a call: the text before it, then
     /// its events; or, if its `tool-call`'s id is taken (C7), an invalid block.
-    pub(crate) fn accept(
+    fn accept(
         &mut self,
         span: Range<usize>,
         events: impl IntoIterator<Item = Event>,
@@ -86,6 +86,21 @@ impl Output {
         self.spans.push(span);
         self.flush(out);
         out.extend(events);
+    }
+
+    /// A block that spans `span` of the stream, read: its events if it is a call
+    /// ([`accept`](Self::accept)), else its error and its text ([`reject`](Self::reject)).
+    pub(crate) fn settle<E: Display>(
+        &mut self,
+        read: Result<impl IntoIterator<Item = Event>, E>,
+        span: Range<usize>,
+        block: &str,
+        out: &mut Vec<Event>,
+    ) {
+        match read {
+            Ok(events) => self.accept(span, events, block, out),
+            Err(error) => self.reject(error, block, out),
+        }
     }
 
     pub(crate) fn spans(&self) -> &[Range<usize>] {

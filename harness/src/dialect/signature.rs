@@ -164,15 +164,10 @@ impl SignatureParser {
         let block = mem::take(&mut self.held);
         self.state = State::Rest;
         let object = &block[object_start..];
-        match call::interpret(object, &self.tools, self.output.generated_id()) {
-            Ok(call) => self.output.accept(
-                block_end - block.len()..block_end,
-                [Event::ToolCall(call)],
-                &block,
-                out,
-            ),
-            Err(error) => self.output.reject(error, &block, out),
-        }
+        let read = call::interpret(object, &self.tools, self.output.generated_id())
+            .map(|call| [Event::ToolCall(call)]);
+        self.output
+            .settle(read, block_end - block.len()..block_end, &block, out);
     }
 }
 

@@ -199,14 +199,15 @@ impl TagParser {
             .get(name.opener_len()..block.len().saturating_sub(name.closer.len()))
             .unwrap_or("");
         let tool = &self.tools.tools()[name.tool];
-        match call::interpret(content, tool) {
-            Ok(input) => {
-                let call = Event::call(self.output.generated_id(), tool.name.clone(), input);
-                self.output
-                    .accept(self.pos - block.len()..self.pos, [call], &block, out);
-            }
-            Err(error) => self.output.reject(error, &block, out),
-        }
+        let read = call::interpret(content, tool).map(|input| {
+            [Event::call(
+                self.output.generated_id(),
+                tool.name.clone(),
+                input,
+            )]
+        });
+        self.output
+            .settle(read, self.pos - block.len()..self.pos, &block, out);
     }
 }
 
