@@ -3,6 +3,7 @@
 //! eagerness oracle (`may_hold`).
 
 pub mod hermes;
+mod json;
 pub mod md_fence;
 mod output;
 mod scan;

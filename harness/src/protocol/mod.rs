@@ -196,4 +196,34 @@ mod tests {
             Err(ReplyError::Event(_))
         ));
     }
+
+    #[test]
+    fn lines_that_are_not_unicode_text_or_too_deep_are_not_json() {
+        // P1.2: what a JavaScript candidate sends for half a surrogate pair, and a line past
+        // 127 levels of nesting.
+        assert_eq!(
+            Reply::parse(r#"{"type":"text-delta","delta":"\ud83c\udf27"}"#),
+            Ok(Reply::Event(Event::text("\u{1F327}")))
+        );
+        for half in [r#""\ud83c""#, r#""\udf27""#] {
+            let line = format!(r#"{{"type":"text-delta","delta":{half}}}"#);
+            assert!(
+                matches!(Reply::parse(&line), Err(ReplyError::NotJson(_))),
+                "{line}"
+            );
+        }
+        let nested = |levels: usize| {
+            let arrays = levels - 2;
+            format!(
+                r#"{{"type":"tool-call","toolCallId":"c","toolName":"f","input":{{"v":{}{}}}}}"#,
+                "[".repeat(arrays),
+                "]".repeat(arrays)
+            )
+        };
+        assert!(matches!(Reply::parse(&nested(127)), Ok(Reply::Event(_))));
+        assert!(matches!(
+            Reply::parse(&nested(128)),
+            Err(ReplyError::NotJson(_))
+        ));
+    }
 }

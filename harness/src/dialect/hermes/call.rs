@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::dialect::json;
 use crate::event::ToolCall;
 
 /// Why a `<tool_call>` block is not a valid call. Each message starts with the spec's fixed
@@ -28,7 +29,7 @@ fn is_blank(c: char) -> bool {
 /// The call of a complete element whose content (between opener and closer) is `content`.
 /// `generated_id` is its id if the object names none (`specs/streaming.md` C7).
 pub(super) fn interpret(content: &str, generated_id: String) -> Result<ToolCall, CallError> {
-    let object = match serde_json::from_str(content.trim_matches(is_blank)) {
+    let object = match json::from_str(content.trim_matches(is_blank)) {
         Ok(Value::Object(object)) => object,
         Ok(_) => return Err(CallError::InvalidJson("not an object".to_owned())),
         Err(error) => return Err(CallError::InvalidJson(error.to_string())),
@@ -58,7 +59,7 @@ fn arguments(value: Option<Value>) -> Result<Value, CallError> {
     match value {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(object @ Value::Object(_)) => Ok(object),
-        Some(Value::String(encoded)) => match serde_json::from_str(&encoded) {
+        Some(Value::String(encoded)) => match json::from_str(&encoded) {
             Ok(object @ Value::Object(_)) => Ok(object),
             _ => Err(CallError::ArgumentsNotObject),
         },

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::dialect::json;
 use crate::event::ToolCall;
 use crate::tools::Registry;
 
@@ -33,7 +34,7 @@ pub(super) fn interpret(
     tools: &Registry,
     generated_id: String,
 ) -> Result<ToolCall, CallError> {
-    let mut extra = match serde_json::from_str(object) {
+    let mut extra = match json::from_str(object) {
         Ok(Value::Object(object)) => object,
         Ok(_) => return Err(invalid("not a JSON object")),
         Err(error) => return Err(CallError::InvalidFormat(error.to_string())),

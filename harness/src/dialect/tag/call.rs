@@ -5,6 +5,7 @@
 use serde_json::{Deserializer, Value};
 use thiserror::Error;
 
+use crate::dialect::json;
 use crate::tools::Tool;
 
 /// Why a tag block is not a valid call. Each message starts with the spec's fixed phrase (§4).
@@ -47,7 +48,7 @@ pub(super) fn interpret(content: &str, tool: &Tool) -> Result<Value, CallError> 
     let whole_before_fence = object_text
         .rsplit_once(FENCE)
         .filter(|(_, tail)| fenced && tail.is_empty())
-        .and_then(|(inside, _)| serde_json::from_str::<Value>(inside).ok());
+        .and_then(|(inside, _)| json::from_str(inside).ok());
     let value = match whole_before_fence {
         Some(value) => value,
         None => {
@@ -104,7 +105,10 @@ fn fence_body(after_fence: &str) -> Result<&str, CallError> {
 fn first_value(text: &str) -> Result<(Value, &str), CallError> {
     let starts_object = text.trim_start_matches(is_blank).starts_with('{');
     let mut values = Deserializer::from_str(text).into_iter::<Value>();
-    match values.next() {
+    let first = values
+        .next()
+        .map(|read| read.and_then(|value| json::check_depth(&value).map(|()| value)));
+    match first {
         Some(Ok(value)) => Ok((value, text.get(values.byte_offset()..).unwrap_or(""))),
         Some(Err(error)) if starts_object => Err(CallError::InvalidJson(error.to_string())),
         Some(Err(_)) | None => Err(CallError::Malformed("expected a JSON object")),
