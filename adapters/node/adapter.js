@@ -23,6 +23,27 @@ const text = (delta) => ({ type: 'text-delta', delta });
 const error = (errorText) => ({ type: 'error', errorText });
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const MAX_DEPTH = 126; // levels of arrays and objects a call's JSON may nest (specs/streaming.md C8.2)
+const LONE_SURROGATE = /\p{Cs}/u; // in a `u` regex a pair is one code point, a half is Cs
+
+// JSON as the reference reads it (specs/streaming.md C8). JSON.parse also accepts any depth
+// and `\udf27`, an escaped half of a surrogate pair, which is not Unicode text (JSON.stringify
+// would send it back escaped, and tch refuses such a line): both are refused here.
+function parseJson(source) {
+  const value = JSON.parse(source);
+  const pending = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop();
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) throw new SyntaxError('half a surrogate pair');
+    } else if (item !== null && typeof item === 'object') {
+      if (depth > MAX_DEPTH) throw new SyntaxError(`nesting deeper than ${MAX_DEPTH} levels`);
+      for (const [key, child] of Object.entries(item)) pending.push([key, depth + 1], [child, depth + 1]);
+    }
+  }
+  return value;
+}
+
 class HermesParser {
   constructor() {
     this.pending = ''; // a possible opener prefix, or an open call (starting with OPEN)
@@ -78,7 +99,7 @@ class HermesParser {
   call(content, block) {
     let value;
     try {
-      value = JSON.parse(content);
+      value = parseJson(content);
     } catch {
       value = null;
     }
@@ -87,7 +108,7 @@ class HermesParser {
     let args = value.arguments;
     if (typeof args === 'string') {
       try {
-        args = JSON.parse(args);
+        args = parseJson(args);
       } catch {
         args = 'not an object';
       }
@@ -107,10 +128,10 @@ class HermesParser {
     this.calls += 1;
     this.ids.add(id);
     const event = { type: 'tool-call', toolCallId: id, toolName: value.name, input: args };
-    const extra = {};
-    for (const [key, v] of Object.entries(value)) {
-      if (!['name', 'arguments', 'id'].includes(key)) extra[key] = v;
-    }
+    // fromEntries defines keys as data: `extra[key] = v` would lose a "__proto__" field.
+    const extra = Object.fromEntries(
+      Object.entries(value).filter(([key]) => !['name', 'arguments', 'id'].includes(key)),
+    );
     if (Object.keys(extra).length > 0) event.extra = extra;
     return [event];
   }

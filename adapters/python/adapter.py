@@ -36,6 +36,30 @@ def reject_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+MAX_DEPTH = 126  # levels of arrays and objects a call's JSON may nest (specs/streaming.md C8.2)
+
+
+def loads(source):
+    """JSON as the reference reads it (specs/streaming.md C8). Python's json also accepts NaN,
+    any depth its stack allows (and crashes beyond it), and `\\udf27`, an escaped half of a
+    surrogate pair, which is not Unicode text: all three are refused here, as ValueError."""
+    try:
+        value = json.loads(source, parse_constant=reject_constant)
+    except RecursionError:
+        raise ValueError("nesting too deep") from None
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            item.encode("utf-8")  # UnicodeEncodeError (a ValueError) on half a surrogate pair
+        elif isinstance(item, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise ValueError(f"nesting deeper than {MAX_DEPTH} levels")
+            children = item if isinstance(item, list) else [*item.keys(), *item.values()]
+            pending.extend((child, depth + 1) for child in children)
+    return value
+
+
 class HermesParser:
     """Streams `<tool_call>` blocks out of text, releasing text as soon as it cannot be one."""
 
@@ -94,7 +118,7 @@ class HermesParser:
     def call(self, content, block):
         """The events of one complete block: a tool-call, or an error and the block as text."""
         try:
-            value = json.loads(content, parse_constant=reject_constant)
+            value = loads(content)
         except ValueError:
             value = None
         if not isinstance(value, dict):
@@ -105,7 +129,7 @@ class HermesParser:
         arguments = value.get("arguments")
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments, parse_constant=reject_constant)
+                arguments = loads(arguments)
             except ValueError:
                 arguments = "not an object"
         if arguments is None:
@@ -135,7 +159,6 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
     out = sys.stdout
 
     def send(message):
-        # ensure_ascii: a lone surrogate from a JSON escape still makes a valid line.
         out.write(json.dumps(message, separators=(",", ":")) + "\n")
 
     parser = None

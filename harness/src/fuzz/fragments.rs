@@ -83,4 +83,10 @@ pub const FRAGMENTS: &[&str] = &[
     "😀",
     "\u{feff}",
     "\u{0}",
+    // JSON readings parsers differ on (specs/streaming.md C8), appended after the first
+    // `tch fuzz` finding (a lone surrogate escape)
+    "\"\\udf27\"",
+    "[[[[[[[[[[[[[[[[",
+    "]]]]]]]]]]]]]]]]",
+    "\"__proto__\"",
 ];
