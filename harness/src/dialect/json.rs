@@ -24,13 +24,12 @@ pub(crate) fn check_depth(value: &Value) -> Result<(), serde_json::Error> {
     // Iterative, so the check itself needs no stack whatever the value.
     let mut pending = vec![(value, 1)];
     while let Some((value, depth)) = pending.pop() {
-        let is_container = matches!(value, Value::Array(_) | Value::Object(_));
-        if is_container && depth > MAX_DEPTH {
-            return Err(serde_json::Error::custom(format!(
-                "nesting deeper than {MAX_DEPTH} levels of arrays and objects"
-            )));
-        }
         match value {
+            Value::Array(_) | Value::Object(_) if depth > MAX_DEPTH => {
+                return Err(serde_json::Error::custom(format!(
+                    "nesting deeper than {MAX_DEPTH} levels of arrays and objects"
+                )));
+            }
             Value::Array(items) => pending.extend(items.iter().map(|item| (item, depth + 1))),
             Value::Object(fields) => {
                 pending.extend(fields.values().map(|field| (field, depth + 1)))
