@@ -15,12 +15,19 @@ pub(crate) const MAX_DEPTH: usize = 126;
 /// `text` as exactly one JSON value (blanks around it allowed), or why it is not one.
 pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
     let value = serde_json::from_str(text)?;
-    check_depth(&value)?;
+    check_depth(&value, text)?;
     Ok(value)
 }
 
-/// C8.2 on a value serde_json read (its own limit is one level more than [`MAX_DEPTH`]).
-pub(crate) fn check_depth(value: &Value) -> Result<(), serde_json::Error> {
+/// C8.2 on a value serde_json read (its own limit is one level more than [`MAX_DEPTH`]) from
+/// `source`, or from a part of it.
+pub(crate) fn check_depth(value: &Value, source: &str) -> Result<(), serde_json::Error> {
+    // A value nests no deeper than its source has `[` and `{`: a SIMD count spares almost
+    // every call the walk (which cost the JSON dialects about 15% of their throughput).
+    let openers = memchr::memchr2_iter(b'[', b'{', source.as_bytes());
+    if openers.take(MAX_DEPTH + 1).count() <= MAX_DEPTH {
+        return Ok(());
+    }
     // Iterative, so the check itself needs no stack whatever the value.
     let mut pending = vec![(value, 1)];
     while let Some((value, depth)) = pending.pop() {

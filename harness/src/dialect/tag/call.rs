@@ -107,7 +107,7 @@ fn first_value(text: &str) -> Result<(Value, &str), CallError> {
     let mut values = Deserializer::from_str(text).into_iter::<Value>();
     let first = values
         .next()
-        .map(|read| read.and_then(|value| json::check_depth(&value).map(|()| value)));
+        .map(|read| read.and_then(|value| json::check_depth(&value, text).map(|()| value)));
     match first {
         Some(Ok(value)) => Ok((value, text.get(values.byte_offset()..).unwrap_or(""))),
         Some(Err(error)) if starts_object => Err(CallError::InvalidJson(error.to_string())),
