@@ -17,7 +17,7 @@ fn tch(args: &[&str]) -> Output {
 
 fn repo(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+        .join("../..")
         .join(path)
         .to_str()
         .expect("UTF-8 path")

@@ -77,5 +77,5 @@ fn sibling(path: &Path, extension: &str) -> std::path::PathBuf {
 }
 
 datatest_stable::harness! {
-    { test = definition_case, root = "../corpus/definitions", pattern = r"\.(tool|skill)\.md$" },
+    { test = definition_case, root = "../../corpus/definitions", pattern = r"\.(tool|skill)\.md$" },
 }

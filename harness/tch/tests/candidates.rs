@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Runs `tch run ARGS` with a fresh report folder; returns the output and the verdicts found.
@@ -156,37 +156,37 @@ fn hostile_candidates_never_hang_or_crash_tch() {
         ("cannot start", &["/no/such/candidate"], Some(2), None),
         (
             "floods events",
-            &["python3", "harness/tests/hostile/flood_events.py"],
+            &["python3", "harness/tch/tests/hostile/flood_events.py"],
             Some(1),
             Some("protocol"),
         ),
         (
             "one huge line",
-            &["python3", "harness/tests/hostile/huge_line.py"],
+            &["python3", "harness/tch/tests/hostile/huge_line.py"],
             Some(1),
             Some("protocol"),
         ),
         (
             "garbage after hello",
-            &["python3", "harness/tests/hostile/garbage_after_hello.py"],
+            &["python3", "harness/tch/tests/hostile/garbage_after_hello.py"],
             Some(1),
             Some("protocol"),
         ),
         (
             "exits after hello",
-            &["python3", "harness/tests/hostile/exits_after_hello.py"],
+            &["python3", "harness/tch/tests/hostile/exits_after_hello.py"],
             Some(1),
             Some("crash"),
         ),
         (
             "floods lines that carry nothing",
-            &["python3", "harness/tests/hostile/text_start_flood.py"],
+            &["python3", "harness/tch/tests/hostile/text_start_flood.py"],
             Some(1),
             Some("protocol"),
         ),
         (
             "exits leaving a child on its output",
-            &["python3", "harness/tests/hostile/exits_leaving_child.py"],
+            &["python3", "harness/tch/tests/hostile/exits_leaving_child.py"],
             Some(1),
             Some("crash"),
         ),
@@ -256,7 +256,7 @@ fn a_candidate_that_stops_reading_cannot_block_a_large_write() {
         "1",
     ];
     let mut args = args.to_vec();
-    args.extend(["--", "python3", "harness/tests/hostile/deaf.py"]);
+    args.extend(["--", "python3", "harness/tch/tests/hostile/deaf.py"]);
     let (output, verdicts) = tch_run("deaf", &args);
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     assert_eq!(verdicts, BTreeSet::from(["timeout".to_owned()]));
@@ -278,7 +278,7 @@ fn a_crash_report_carries_the_exit_status_and_stderr() {
             "hermes/short-call",
             "--",
             "python3",
-            "harness/tests/hostile/exits_after_hello.py",
+            "harness/tch/tests/hostile/exits_after_hello.py",
         ],
     );
     let out = stdout(&output);

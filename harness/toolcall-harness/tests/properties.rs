@@ -53,7 +53,7 @@ fn dialect() -> impl Strategy<Value = Dialect> {
 
 proptest! {
     // Each case costs microseconds: many cases buy coverage cheaply (PROPTEST_CASES raises it).
-    // Failures persist to `harness/proptest-regressions/properties.txt` (committed) and are
+    // Failures persist to `harness/toolcall-harness/proptest-regressions/properties.txt` (committed) and are
     // replayed first on every run; the default place is not found for a `tests/` file.
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(4096),

@@ -16,7 +16,7 @@ fn tch(args: &[&str]) -> Output {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
 }
 
 fn seed_cases() -> Vec<PathBuf> {

@@ -53,5 +53,5 @@ impl std::fmt::Display for Report {
 impl std::error::Error for Report {}
 
 datatest_stable::harness! {
-    { test = reference_conforms, root = "../corpus", pattern = r"\.stream$" },
+    { test = reference_conforms, root = "../../corpus", pattern = r"\.stream$" },
 }

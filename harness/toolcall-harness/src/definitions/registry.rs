@@ -126,7 +126,7 @@ mod tests {
     use serde_json::json;
 
     fn specs_tools() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/tools")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/tools")
     }
 
     #[test]
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn refuses_what_is_no_tool_registry() {
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/definitions");
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/definitions");
         let skill = corpus.join("seed-schedule-appointment.skill.md");
         assert!(matches!(
             load_registry(&skill),
