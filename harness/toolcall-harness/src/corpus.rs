@@ -1,5 +1,6 @@
 //! Spec cases on disk (`specs/corpus.md`): `corpus/DIALECT/NAME.stream` beside
-//! `NAME.events.jsonl`, loaded with errors that name the file and line.
+//! `NAME.events.jsonl`, loaded with errors that name the file and line; and the one
+//! [`Selection`] of cases `tch run`, `tch fuzz` and `tch corpus` share.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,60 @@ use crate::event::{Event, ReadError};
 
 pub const STREAM_EXTENSION: &str = "stream";
 pub const EXPECTED_SUFFIX: &str = ".events.jsonl";
+
+/// Which cases a command runs: `--corpus DIR` (default: the corpus built into `tch`),
+/// `--dialect`, `--case GLOB` and `--skip GLOB`.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// A corpus folder; `None` for the bundled corpus.
+    pub corpus: Option<PathBuf>,
+    /// Only cases of these dialects (all when empty).
+    pub dialects: Vec<Dialect>,
+    /// Only cases whose id matches one of these globs (all when empty).
+    pub cases: Vec<String>,
+    /// Leave out cases whose id matches one of these globs.
+    pub skip: Vec<String>,
+}
+
+impl Selection {
+    /// Whether `id` is selected by `--case` and `--skip`.
+    fn selects(&self, id: &str) -> bool {
+        (self.cases.is_empty() || self.cases.iter().any(|g| crate::glob::matches(g, id)))
+            && !self.skip.iter().any(|g| crate::glob::matches(g, id))
+    }
+
+    /// The selected stream cases.
+    pub fn stream_cases(&self) -> Result<Vec<Case>, CorpusError> {
+        let cases = match &self.corpus {
+            Some(dir) => load_dir(dir)?,
+            None => bundled_cases()?,
+        };
+        Ok(cases
+            .into_iter()
+            .filter(|c| self.dialects.is_empty() || self.dialects.contains(&c.dialect))
+            .filter(|c| self.selects(&c.id))
+            .collect())
+    }
+
+    /// The selected definition cases: none when `--dialect` narrows to stream dialects.
+    pub fn definition_cases(&self) -> Result<Vec<DefinitionCase>, CorpusError> {
+        if !self.dialects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let cases = match &self.corpus {
+            Some(dir) => {
+                let folder = dir.join(DEFINITIONS_FOLDER);
+                if folder.is_dir() {
+                    load_definition_cases(&folder)?
+                } else {
+                    Vec::new()
+                }
+            }
+            None => bundled_definition_cases()?,
+        };
+        Ok(cases.into_iter().filter(|c| self.selects(&c.id)).collect())
+    }
+}
 
 /// One spec case: a stream and the events a conforming parser emits for it.
 #[derive(Debug, Clone)]

@@ -1,21 +1,22 @@
 //! `toolcall_harness`: the library behind `tch`, a conformance test harness and fuzzer for
-//! streaming LLM tool-call parsers.
+//! streaming LLM tool-call parsers. `ARCHITECTURE.md` at the repository's root maps it.
 //!
 //! - [`event`]: the AI SDK v5 event model every parser is compared in (`specs/events.md`);
 //! - [`normalize`]: what makes two event lists comparable;
 //! - [`parser`]: the `push`/`finish` streaming contract (`specs/streaming.md`);
 //! - [`dialect`]: the reference parsers, one per dialect (`specs/dialects/`);
-//! - [`split`]: chunk vectors and the splittings replayed;
+//! - [`split`]: chunkings, the one vocabulary of every replay;
 //! - [`tools`]: the tool registry and schema validation;
-//! - [`corpus`]: spec cases on disk (`specs/corpus.md`);
+//! - [`corpus`]: spec cases on disk (`specs/corpus.md`), and the selection of cases;
 //! - [`definitions`]: `.tool.md` / `.skill.md` contracts and registries (`specs/definitions.md`);
-//! - [`protocol`]: the candidate protocol, both sides (`specs/protocol.md`);
-//! - [`runner`]: `tch run`: replays, verdicts, reports (`specs/runner.md`);
-//! - [`glob`]: shell-style globs for case selection;
-//! - [`check`]: running a case under a splitting and explaining a mismatch;
-//! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns.
+//! - [`protocol`]: the candidate protocol's messages, and the reference's side of it;
+//! - [`supervisor`]: candidate processes, started, restarted and killed in one place;
+//! - [`judge`]: verdicts, findings, the event grammar, conformance and the one diff;
+//! - [`runner`]: `tch run`'s engine: replays through the supervisor, judged by the judge;
+//! - [`report`]: `report.json`, `junit.xml`, `summary.md`, terminal output, replay commands;
+//! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns;
+//! - [`glob`]: shell-style globs for case selection.
 
-pub mod check;
 /// Files embedded at build time (`build.rs`).
 mod bundled {
     include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
@@ -26,9 +27,12 @@ pub mod dialect;
 pub mod event;
 pub mod fuzz;
 pub mod glob;
+pub mod judge;
 pub mod normalize;
 pub mod parser;
 pub mod protocol;
+pub mod report;
 pub mod runner;
 pub mod split;
+pub mod supervisor;
 pub mod tools;

@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use toolcall_harness::check::check_reference;
 use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
-use toolcall_harness::split::{self, chunk_vector, chunks_at};
+use toolcall_harness::judge::check_reference;
+use toolcall_harness::split::{self, chunks_at};
 
 const PAIR_LIMIT: usize = 64;
 
@@ -19,14 +19,12 @@ static TOOLS: LazyLock<Arc<toolcall_harness::tools::Registry>> =
 
 fn reference_conforms(path: &Path) -> datatest_stable::Result<()> {
     let case = Case::load(path)?;
-    for splitting in split::exhaustive(&case.stream, PAIR_LIMIT) {
-        let cuts = splitting.cuts(&case.stream);
-        if let Err(failure) = check_reference(&case, &cuts, &TOOLS) {
-            let chunks = chunks_at(&case.stream, &cuts);
+    for chunking in split::exhaustive(&case.stream, PAIR_LIMIT) {
+        if let Err(finding) = check_reference(&case, &chunking, &TOOLS) {
+            let chunks = chunks_at(&case.stream, &chunking.cuts);
             return Err(Report(format!(
-                "case {} failed under splitting {splitting:?}\nchunk vector (bytes): {:?}\nchunks: {chunks:?}\n{failure}",
+                "case {} failed: {finding}chunks: {chunks:?}",
                 case.id,
-                chunk_vector(&chunks),
             ))
             .into());
         }

@@ -1,6 +1,6 @@
 //! Properties over generated input (proptest): every splitting concatenates back to its
 //! stream; for every dialect, every chunking of a stream built from that dialect's fragments
-//! gives the whole-stream events, conserves text and is eager (`check::check_reference`);
+//! gives the whole-stream events, conserves text and is eager (`judge::check_reference`);
 //! the normalizer is idempotent; events round-trip through JSON. A failure shrinks to a small
 //! stream and cut set, and `check_reference` names the chunk vector.
 
@@ -8,15 +8,15 @@ use std::sync::{Arc, LazyLock};
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use toolcall_harness::check::check_reference;
 use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::event::Event;
 use toolcall_harness::fuzz::fragments::FRAGMENTS;
+use toolcall_harness::judge::check_reference;
 use toolcall_harness::normalize::Normalize;
 use toolcall_harness::parser;
-use toolcall_harness::split::{self, chunks_at};
+use toolcall_harness::split::{self, Chunking, SplitKind, chunks_at};
 use toolcall_harness::tools::Registry;
 
 static TOOLS: LazyLock<Arc<Registry>> =
@@ -82,9 +82,9 @@ proptest! {
         let expected = parser::run(whole.as_mut(), [text.as_str()]).events;
         let case = Case { dialect, id: format!("{dialect}/generated"), stream: text, expected };
         // Events equal to the whole-stream run, text conserved, eager after every push.
-        if let Err(failure) = check_reference(&case, &cuts, &TOOLS) {
-            let chunks = split::chunk_vector(&chunks_at(&case.stream, &cuts));
-            return Err(TestCaseError::fail(format!("{dialect} {:?} chunk vector {chunks:?}: {failure}", case.stream)));
+        let chunking = Chunking::new(SplitKind::Chunks, "generated", cuts);
+        if let Err(finding) = check_reference(&case, &chunking, &TOOLS) {
+            return Err(TestCaseError::fail(format!("{dialect} {:?}: {finding}", case.stream)));
         }
     }
 

@@ -1,7 +1,6 @@
 //! `tch fuzz`: hunt a candidate's chunk-boundary bugs with generated streams, shrink each
 //! failure to a minimal stream and chunk vector, and write it as a ready-to-commit corpus case.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,14 +10,16 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use toolcall_harness::corpus::{self, Case};
+use serde_json::json;
+use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::fuzz::{FuzzFailure, FuzzOptions, FuzzStats, fuzz};
-use toolcall_harness::protocol::candidate::Limits;
-use toolcall_harness::split::{chunk_vector, chunks_at};
+use toolcall_harness::judge::Expectations;
+use toolcall_harness::report::Replay;
 
-use super::run::{candidate_argv, shell_quote};
+use super::args::{CandidateArgs, SelectionArgs, dialect_parser};
+use super::run::read_expectations;
 
 /// Fuzz a candidate parser: generated streams under random and adversarial chunkings,
 /// judged against the reference like `tch run` judges corpus cases.
@@ -29,10 +30,12 @@ use super::run::{candidate_argv, shell_quote};
 /// and with cuts inside markup. The first failure of each verdict is shrunk (delta debugging:
 /// the text, then the cuts) and written under --out as a corpus case: the stream, the
 /// reference's events as expected events (review them before committing), and comments with
-/// the verdict and the command that replays it. Everything follows from --seed.
+/// the verdicts and the command that replays it; --out/fuzz.json lists them for machines.
+/// Everything follows from --seed.
 ///
-/// Exit status: 0 when nothing failed, 1 when something did, 2 when the campaign could not
-/// run (bad arguments, failed handshake, a dialect the candidate does not speak).
+/// Exit status: 0 when nothing failed unexpectedly (--expect-fail), 1 when something did, 2
+/// when the campaign could not run (bad arguments, failed handshake, a dialect the candidate
+/// does not speak).
 ///
 /// Examples:
 ///   tch fuzz --dialect hermes --seconds 60 -- python3 my_parser.py
@@ -41,7 +44,7 @@ use super::run::{candidate_argv, shell_quote};
 #[command(verbatim_doc_comment)]
 pub struct FuzzArgs {
     /// The dialect to fuzz.
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = dialect_parser())]
     dialect: Dialect,
     /// Stop generating streams after this long.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
@@ -52,60 +55,67 @@ pub struct FuzzArgs {
     /// Seed of the campaign: the same seed and candidate give the same streams and chunkings.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Where shrunk failures are written as corpus cases (DIR/DIALECT/fuzz-*.stream).
+    /// Where shrunk failures are written as corpus cases (DIR/DIALECT/fuzz-*.stream), and
+    /// fuzz.json, the campaign's machine-readable report.
     #[arg(long, default_value = "reports/fuzz", value_name = "DIR")]
     out: PathBuf,
-    /// Stop after this many failures (each of a verdict not seen before in the campaign).
+    /// Stop after this many unexpected failures (each of a verdict not seen before).
     #[arg(long, default_value_t = 3, value_name = "N")]
     max_failures: usize,
     /// Candidates one shrink may try (each costs two replays: whole and chunked).
     #[arg(long, default_value_t = 5000, value_name = "N")]
     shrink_tries: usize,
-    /// Seconds to wait for each reply. Shrinking a hang waits this long per replay that hangs,
-    /// so the default is shorter than `tch run`'s.
-    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
-    timeout: f64,
-    /// A corpus folder whose streams of the dialect are mutated (default: the built-in corpus).
-    #[arg(long, value_name = "DIR")]
-    corpus: Option<PathBuf>,
-    /// The candidate's command line, split like a shell would (no shell is run).
-    #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "argv")]
-    candidate: Option<String>,
-    /// The candidate's argv, after `--` (default: `tch serve`, the reference itself).
-    #[arg(last = true, value_name = "CANDIDATE")]
-    argv: Vec<String>,
+    /// Known failures: lines of `CASE-GLOB [VERDICT-GLOB]` (cases are named
+    /// DIALECT/fuzz-VERDICT-HASH); a failure they list does not fail the campaign.
+    #[arg(long, value_name = "FILE")]
+    expect_fail: Option<PathBuf>,
+    /// The corpus whose streams of the dialect are mutated (--case and --skip narrow it).
+    #[command(flatten)]
+    selection: SelectionArgs,
+    /// The candidate. Its reply timeout defaults to 1 s here: shrinking a hang waits that
+    /// long per replay that hangs.
+    #[command(flatten)]
+    candidate: CandidateArgs,
 }
 
+/// `tch fuzz`'s default reply timeout, in seconds.
+const DEFAULT_TIMEOUT: f64 = 1.0;
+
 pub fn run(args: FuzzArgs) -> Result<ExitCode> {
-    let argv = candidate_argv(args.candidate.as_deref(), &args.argv)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        bail!("--timeout must be a positive number of seconds");
-    }
+    let argv = args.candidate.argv()?;
+    let limits = args.candidate.limits(DEFAULT_TIMEOUT)?;
     if !(args.seconds >= 0.0 && args.seconds.is_finite()) {
         bail!("--seconds must be a number of seconds");
     }
-    let cases = match &args.corpus {
-        Some(dir) => corpus::load_dir(dir)?,
-        None => corpus::bundled_cases()?,
+    let expectations = match &args.expect_fail {
+        Some(path) => read_expectations(path)?,
+        None => Expectations::default(),
     };
-    let seeds: Vec<String> = cases
+    let seeds: Vec<String> = args
+        .selection
+        .selection(&[args.dialect])
+        .stream_cases()?
         .into_iter()
-        .filter(|case| case.dialect == args.dialect)
         .map(|case| case.stream)
         .collect();
     let tools = Arc::new(bundled_registry()?);
     let options = FuzzOptions {
         argv: argv.clone(),
-        limits: Limits {
-            timeout: Duration::from_secs_f64(args.timeout),
-            ..Limits::default()
-        },
+        limits,
         dialect: args.dialect,
         seed: args.seed,
         duration: Duration::from_secs_f64(args.seconds),
         max_streams: args.streams,
         max_failures: args.max_failures,
         shrink_tries: args.shrink_tries,
+        expectations,
+    };
+    let replay = Replay {
+        corpus: Some(args.out.clone()),
+        seed: 0,
+        timeout: Some(args.candidate.timeout(DEFAULT_TIMEOUT)),
+        report_dir: args.out.join("replay"),
+        argv: argv.clone(),
     };
     let progress = spinner();
     let mut written = Vec::new();
@@ -116,8 +126,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         &tools,
         &mut |stats| progress.set_message(counters(stats)),
         &mut |failure| {
-            progress.suspend(|| match report_failure(&args, &argv, failure) {
-                Ok(path) => written.push(path),
+            progress.suspend(|| match report_failure(&args, &replay, failure) {
+                Ok(entry) => written.push(entry),
                 Err(error) => write_error = Some(error),
             });
         },
@@ -127,12 +137,39 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     if let Some(error) = write_error {
         return Err(error);
     }
+    let report = json!({
+        "schema": 1,
+        "tchVersion": env!("CARGO_PKG_VERSION"),
+        "candidate": { "argv": argv },
+        "dialect": args.dialect.name(),
+        "seed": args.seed,
+        "stats": {
+            "streams": stats.streams,
+            "replays": stats.replays,
+            "restarts": stats.restarts,
+            "failures": stats.failures,
+            "knownFailures": stats.known_failures,
+            "shrinkSteps": stats.shrink_steps,
+            "seconds": stats.elapsed.as_secs_f64(),
+            "replaysPerSecond": stats.replays_per_second(),
+        },
+        "failures": written,
+    });
+    std::fs::create_dir_all(&args.out)
+        .and_then(|()| {
+            std::fs::write(
+                args.out.join("fuzz.json"),
+                serde_json::to_string_pretty(&report)? + "\n",
+            )
+        })
+        .with_context(|| format!("cannot write {}", args.out.join("fuzz.json").display()))?;
     println!(
-        "fuzzed {} for {:.1} s: {}; {} shrink steps",
+        "fuzzed {} for {:.1} s: {}; {} shrink steps; report in {}",
         args.dialect,
         stats.elapsed.as_secs_f64(),
         counters(&stats),
-        stats.shrink_steps
+        stats.shrink_steps,
+        args.out.join("fuzz.json").display()
     );
     Ok(if stats.failures == 0 {
         ExitCode::SUCCESS
@@ -143,65 +180,46 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
 
 fn counters(stats: &FuzzStats) -> String {
     format!(
-        "{} streams, {} replays ({:.0}/s), {} restarts, {} failures",
+        "{} streams, {} replays ({:.0}/s), {} restarts, {} failures, {} known",
         stats.streams,
         stats.replays,
         stats.replays_per_second(),
         stats.restarts,
-        stats.failures
+        stats.failures,
+        stats.known_failures
     )
 }
 
-/// Prints a shrunk failure and writes it as a corpus case; returns the stream file's path.
-fn report_failure(args: &FuzzArgs, argv: &[String], failure: &FuzzFailure) -> Result<PathBuf> {
+/// Prints a shrunk failure and writes it as a corpus case; returns its `fuzz.json` entry.
+fn report_failure(
+    args: &FuzzArgs,
+    replay: &Replay,
+    failure: &FuzzFailure,
+) -> Result<serde_json::Value> {
     let shrunk = &failure.shrunk;
-    let chunks = chunk_vector(&chunks_at(&shrunk.stream, &shrunk.cuts));
-    let name = case_name(failure);
+    let finding = &failure.finding;
     let case = Case {
         dialect: args.dialect,
-        id: format!("{}/{name}", args.dialect),
+        id: failure.case.clone(),
         stream: shrunk.stream.clone(),
         expected: failure.expected.clone(),
     };
-    let lengths = chunks
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
-    let mut replay = vec![
-        "tch".to_owned(),
-        "run".to_owned(),
-        "--corpus".to_owned(),
-        args.out.display().to_string(),
-        "--case".to_owned(),
-        case.id.clone(),
-    ];
-    if args.timeout != 5.0 {
-        replay.extend(["--timeout".to_owned(), args.timeout.to_string()]);
-    }
-    if !chunks.is_empty() {
-        replay.extend(["--chunks".to_owned(), lengths.clone()]);
-    }
-    replay.push("--".to_owned());
-    replay.extend(argv.iter().cloned());
-    let replay = replay
-        .iter()
-        .map(|w| shell_quote(w))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let chunks = (!shrunk.cuts.is_empty()).then_some(&finding.chunks);
+    let command = replay.command(&case.id, chunks);
     let comments = [
         format!(
             "Found by `tch fuzz --dialect {} --seed {}`",
             args.dialect, args.seed
         ),
-        format!("against: {}", argv.join(" ")),
+        format!("against: {}", replay.argv.join(" ")),
         format!(
-            "verdict: {}: {}",
-            failure.verdict,
-            failure.detail.lines().next().unwrap_or_default()
+            "verdicts: {} ({}): {}",
+            finding.verdict_names(),
+            finding.layer,
+            finding.detail.lines().next().unwrap_or_default()
         ),
-        format!("chunk vector: [{lengths}]"),
-        format!("replay: {replay}"),
+        format!("chunk vector: {}", finding.chunks),
+        format!("replay: {command}"),
         "The expected events below are the reference's output for this stream: check them".into(),
         format!(
             "against specs/dialects/{}.md before committing the case.",
@@ -214,32 +232,42 @@ fn report_failure(args: &FuzzArgs, argv: &[String], failure: &FuzzFailure) -> Re
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "FAIL {} (stream {}, under {}: {} chars, {} chunks), shrunk in {} steps ({} tries) to:",
-        failure.verdict,
+        "{} {} (stream {}, under {}: {} chars, {} chunks), shrunk in {} steps ({} tries) to:",
+        if failure.known { "KNOWN" } else { "FAIL" },
+        failure.target,
         failure.stream_number,
-        failure.chunking,
+        failure.found_chunking.label,
         failure.found_stream.chars().count(),
-        failure.found_cuts.len() + 1,
+        failure.found_chunking.cuts.len() + 1,
         shrunk.steps,
         shrunk.tries,
     )?;
     writeln!(out, "  stream: {}", serde_json::to_string(&shrunk.stream)?)?;
-    writeln!(out, "  chunks: [{lengths}]")?;
-    writeln!(out, "  {}", failure.detail)?;
-    for line in failure.diff.lines() {
+    writeln!(out, "  chunks: {}", finding.chunks)?;
+    writeln!(out, "  {} ({})", finding.verdict_names(), finding.layer)?;
+    for line in finding.detail.lines() {
         writeln!(out, "    {line}")?;
     }
+    for line in finding.diff.lines() {
+        writeln!(out, "      {line}")?;
+    }
     writeln!(out, "  case:   {}", path.display())?;
-    writeln!(out, "  replay: {replay}")?;
-    Ok(path)
-}
-
-/// `fuzz-VERDICT-HASH`: stable for the same shrunk stream and chunking.
-fn case_name(failure: &FuzzFailure) -> String {
-    let mut hasher = DefaultHasher::new();
-    failure.shrunk.stream.hash(&mut hasher);
-    failure.shrunk.cuts.hash(&mut hasher);
-    format!("fuzz-{}-{:08x}", failure.verdict, hasher.finish() as u32)
+    writeln!(out, "  replay: {command}")?;
+    Ok(json!({
+        "case": case.id,
+        "path": path.display().to_string(),
+        "target": failure.target,
+        "verdicts": finding.verdicts,
+        "layer": finding.layer,
+        "known": failure.known,
+        "streamNumber": failure.stream_number,
+        "foundUnder": failure.found_chunking.label,
+        "stream": shrunk.stream,
+        "chunks": finding.chunks,
+        "detail": finding.detail,
+        "diff": finding.diff,
+        "replay": command,
+    }))
 }
 
 fn spinner() -> ProgressBar {

@@ -1,6 +1,7 @@
 //! The `tch` subcommands and what they share. Exit codes: 0 success, 1 a check failed, 2 the
 //! command could not run (bad arguments, unreadable files).
 
+mod args;
 mod corpus;
 mod definitions;
 mod fuzz;

@@ -11,7 +11,9 @@ use toolcall_harness::definitions::{bundled_registry, load_registry};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::normalize::Normalize;
 use toolcall_harness::parser;
-use toolcall_harness::split;
+use toolcall_harness::split::{self, ChunkSpec};
+
+use super::args::dialect_parser;
 
 /// Print the reference parser's events for a stream, one JSON object per line.
 ///
@@ -24,14 +26,15 @@ use toolcall_harness::split;
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ParseArgs {
-    /// The tool-call syntax of the stream: md-fence, tag, signature or hermes.
-    #[arg(long, short)]
+    /// The tool-call syntax of the stream.
+    #[arg(long, short, value_parser = dialect_parser())]
     dialect: Dialect,
     /// The stream file; standard input when absent or `-`.
     file: Option<PathBuf>,
-    /// Chunk byte lengths, comma-separated (`1,5,3`); what they leave over is a last chunk.
-    #[arg(long, value_delimiter = ',', conflicts_with = "chunk_size")]
-    chunks: Option<Vec<usize>>,
+    /// Chunk byte lengths, comma-separated (`1,5,3`, runs as `1x97`), or `per-char`; what
+    /// they leave over is a last chunk.
+    #[arg(long, conflicts_with = "chunk_size", value_name = "CHUNKS")]
+    chunks: Option<ChunkSpec>,
     /// Cut the stream into chunks of N bytes (moved forward to a UTF-8 character boundary).
     #[arg(long, value_name = "N")]
     chunk_size: Option<usize>,
@@ -48,7 +51,7 @@ pub struct ParseArgs {
 pub fn run(args: ParseArgs) -> Result<ExitCode> {
     let stream = read_stream(args.file.as_ref())?;
     let chunks = match (&args.chunks, args.chunk_size) {
-        (Some(lengths), _) => split::chunks_from_lengths(&stream, lengths).context("--chunks")?,
+        (Some(spec), _) => spec.chunks(&stream).context("--chunks")?,
         (None, Some(size)) => split::fixed_size_chunks(&stream, size).context("--chunk-size")?,
         (None, None) => vec![stream.as_str()],
     };

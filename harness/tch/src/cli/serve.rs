@@ -8,6 +8,8 @@ use clap::Args;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::protocol::server;
 
+use super::args::dialect_parser;
+
 /// Serve the reference parsers over the candidate protocol (JSON lines on stdin/stdout).
 ///
 /// This is the candidate `tch run` uses when none is given, and the example every adapter
@@ -21,7 +23,7 @@ use toolcall_harness::protocol::server;
 #[command(verbatim_doc_comment)]
 pub struct ServeArgs {
     /// Announce only these dialects (repeatable; default: all).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = dialect_parser())]
     dialect: Vec<Dialect>,
 }
 

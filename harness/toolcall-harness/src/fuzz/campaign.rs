@@ -1,71 +1,92 @@
-//! `tch fuzz`'s engine: generates streams, replays each through a candidate over the protocol
-//! whole and under many chunkings, judges every replay like `tch run` does (both layers), and
-//! shrinks each new kind of failure to a minimal stream and chunk vector.
+//! `tch fuzz`'s engine: generates streams, replays each through a candidate (via the
+//! supervisor) whole and under many chunkings, judges every replay with the same judge as
+//! `tch run` ([`StreamJudge`]), and shrinks each failure that shows a verdict not seen before to
+//! a minimal stream and chunk vector.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::generate::{Chunking, Generator};
+use super::generate::Generator;
 use super::shrink::{Shrunk, shrink};
 use crate::dialect::Dialect;
 use crate::event::Event;
+use crate::judge::{Expectations, Finding, StreamJudge, Verdict};
 use crate::parser;
 use crate::protocol::ToolInfo;
-use crate::protocol::candidate::{Candidate, Fault, Limits, StartError, Transcript};
-use crate::runner::{Judgement, Verdict, classify, judge, restart};
-use crate::split::chunks_at;
+use crate::split::{Chunking, SplitKind, chunks_at, fnv1a};
+use crate::supervisor::{
+    Fault, Handle, Limits, ReplayError, RestartPolicy, StartError, Supervisor, Transcript,
+};
 use crate::tools::Registry;
 
 /// How to fuzz.
 #[derive(Debug, Clone)]
 pub struct FuzzOptions {
+    /// The candidate's argv.
     pub argv: Vec<String>,
+    /// Its reply timeouts and flood limits.
     pub limits: Limits,
+    /// The dialect fuzzed.
     pub dialect: Dialect,
+    /// Everything follows from it.
     pub seed: u64,
     /// Stop generating after this long (shrinking the last failure may take longer).
     pub duration: Duration,
     /// Stop after this many streams, if sooner: a budget that does not depend on speed.
     pub max_streams: Option<usize>,
-    /// Stop after this many failures (each of a verdict not found before).
+    /// Stop after this many unexpected failures (each of a verdict not found before).
     pub max_failures: usize,
     /// Replays one shrink may try.
     pub shrink_tries: usize,
+    /// Known failures: a failure whose case and verdicts they list is reported as known.
+    pub expectations: Expectations,
 }
 
 /// A failure, shrunk.
 #[derive(Debug, Clone)]
 pub struct FuzzFailure {
-    pub verdict: Verdict,
-    /// What the shrunk replay showed.
-    pub detail: String,
-    pub diff: String,
-    /// The generated stream and cuts that first showed it.
+    /// The verdict hunted while shrinking: the first new one the stream showed.
+    pub target: Verdict,
+    /// The shrunk replay's finding.
+    pub finding: Finding,
+    /// The generated stream that first showed it.
     pub found_stream: String,
-    pub found_cuts: Vec<usize>,
-    /// Which chunking found it (`whole`, `per-char`, `inside-markup`, …).
-    pub chunking: &'static str,
+    /// The chunking that first showed it.
+    pub found_chunking: Chunking,
     /// The `n`th stream of the campaign (from 1).
     pub stream_number: usize,
+    /// The shrunk stream and cuts.
     pub shrunk: Shrunk,
     /// The reference's events for the shrunk stream: the case's expected events.
     pub expected: Vec<Event>,
+    /// `DIALECT/fuzz-VERDICT-HASH`: stable for the same shrunk stream and cuts.
+    pub case: String,
+    /// Whether `--expect-fail` lists it.
+    pub known: bool,
 }
 
 /// Counters of a campaign.
 #[derive(Debug, Clone, Default)]
 pub struct FuzzStats {
+    /// Streams generated.
     pub streams: usize,
-    /// Replays of a stream through the candidate (generation and shrinking).
+    /// Replays of a stream through the candidate (generation, checks and shrinking).
     pub replays: usize,
+    /// Processes started again after a fault.
     pub restarts: usize,
+    /// Failures found that `--expect-fail` does not list.
     pub failures: usize,
+    /// Failures found that it lists.
+    pub known_failures: usize,
+    /// Reductions accepted while shrinking.
     pub shrink_steps: usize,
+    /// Wall time so far.
     pub elapsed: Duration,
 }
 
 impl FuzzStats {
+    /// Replays per second of wall time.
     pub fn replays_per_second(&self) -> f64 {
         self.replays as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
@@ -74,13 +95,26 @@ impl FuzzStats {
 /// Why a campaign could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum FuzzError {
+    /// The first process could not start, or its hello failed.
     #[error(transparent)]
     Start(#[from] StartError),
+    /// The candidate's hello does not list the dialect.
     #[error("the candidate does not speak {dialect} (its hello lists: {spoken})")]
-    DialectNotSpoken { dialect: Dialect, spoken: String },
+    DialectNotSpoken {
+        /// The dialect asked for.
+        dialect: Dialect,
+        /// What the hello lists.
+        spoken: String,
+    },
+    /// Starts failed one after the other.
     #[error("the candidate no longer starts: {0}")]
     CannotRestart(Fault),
 }
+
+/// Starts that fail one after the other before the campaign ends: a candidate that crashes
+/// is restarted as often as it takes (shrinking a crash needs many), one that no longer
+/// starts ends it.
+const MAX_FAILED_STARTS: usize = 3;
 
 /// Runs a campaign; `seeds` are corpus streams to mutate. `on_progress` is called after each
 /// stream, `on_failure` as each failure is shrunk.
@@ -91,8 +125,16 @@ pub fn fuzz(
     on_progress: &mut dyn FnMut(&FuzzStats),
     on_failure: &mut dyn FnMut(&FuzzFailure),
 ) -> Result<FuzzStats, FuzzError> {
-    let first = Candidate::start(&options.argv, options.limits)?;
-    let spoken = &first.hello.dialects;
+    let supervisor = Supervisor::new(
+        options.argv.clone(),
+        options.limits,
+        RestartPolicy {
+            max_restarts: usize::MAX,
+            max_failed_starts: MAX_FAILED_STARTS,
+        },
+    );
+    let handle = supervisor.start()?;
+    let spoken = &handle.hello().dialects;
     if !spoken.iter().any(|d| d == options.dialect.name()) {
         return Err(FuzzError::DialectNotSpoken {
             dialect: options.dialect,
@@ -100,12 +142,11 @@ pub fn fuzz(
         });
     }
     let mut replayer = Replayer {
-        candidate: Some(first),
+        handle,
         options,
         tools,
         tool_list: ToolInfo::list(tools),
         stats: FuzzStats::default(),
-        failed_starts: 0,
     };
     let mut generator = Generator::new(options.seed, seeds);
     let mut found: BTreeSet<Verdict> = BTreeSet::new();
@@ -118,201 +159,216 @@ pub fn fuzz(
     {
         let stream = generator.stream();
         replayer.stats.streams += 1;
-        let whole = Chunking {
-            label: "whole",
-            cuts: Vec::new(),
-        };
-        let chunkings: Vec<Chunking> = std::iter::once(whole)
+        let chunkings: Vec<Chunking> = std::iter::once(Chunking::whole())
             .chain(generator.chunkings(&stream))
             .collect();
         if let Some(new) = replayer.first_failure(&stream, &chunkings, &found)? {
-            found.insert(new.judgement.verdict);
             let failure = replayer.shrink_failure(&stream, new)?;
-            replayer.stats.failures += 1;
+            found.extend(failure.finding.verdicts.iter().copied());
+            found.insert(failure.target);
+            if failure.known {
+                replayer.stats.known_failures += 1;
+            } else {
+                replayer.stats.failures += 1;
+            }
             replayer.stats.shrink_steps += failure.shrunk.steps;
+            replayer.stats.restarts = supervisor.restarts();
             replayer.stats.elapsed = started.elapsed();
             on_failure(&failure);
         }
+        replayer.stats.restarts = supervisor.restarts();
         replayer.stats.elapsed = started.elapsed();
         on_progress(&replayer.stats);
     }
-    if let Some(candidate) = replayer.candidate.take() {
-        candidate.shutdown();
-    }
-    replayer.stats.elapsed = started.elapsed();
-    Ok(replayer.stats)
+    let mut stats = replayer.stats.clone();
+    replayer.handle.shutdown();
+    stats.restarts = supervisor.restarts();
+    stats.elapsed = started.elapsed();
+    Ok(stats)
 }
 
 /// A replay that showed a new verdict.
 struct Found {
-    chunking: &'static str,
-    cuts: Vec<usize>,
-    judgement: Judgement,
+    chunking: Chunking,
+    target: Verdict,
 }
 
 struct Replayer<'a> {
-    candidate: Option<Candidate>,
+    handle: Handle<'a>,
     options: &'a FuzzOptions,
     tools: &'a Arc<Registry>,
     tool_list: Vec<ToolInfo>,
     stats: FuzzStats,
-    /// Starts failed in a row: a candidate that crashes is restarted (shrinking a crash takes
-    /// many), one that no longer starts ends the campaign.
-    failed_starts: usize,
 }
 
-const MAX_FAILED_STARTS: usize = 3;
-
 impl Replayer<'_> {
-    /// The reference's events for `stream`, as judged ([`classify::comparable`]).
-    fn expected(&self, stream: &str) -> (Vec<Event>, Vec<Event>) {
+    /// The reference's events for `stream`.
+    fn expected(&self, stream: &str) -> Vec<Event> {
         let mut reference = self.options.dialect.reference_parser(self.tools);
-        let events = parser::run(reference.as_mut(), [stream]).events;
-        let comparable = classify::comparable(&events, stream);
-        (events, comparable)
+        parser::run(reference.as_mut(), [stream]).events
     }
 
-    /// Replays `stream` cut at `cuts`; a fault drops the process (restarted on next use).
+    /// Replays `stream` cut at `cuts`; a fault is returned to be judged.
     fn replay(
         &mut self,
         stream: &str,
         cuts: &[usize],
     ) -> Result<Result<Transcript, Fault>, FuzzError> {
-        if self.candidate.is_none() {
-            self.stats.restarts += 1;
-            match restart(&self.options.argv, self.options.limits) {
-                Ok(candidate) => {
-                    self.failed_starts = 0;
-                    self.candidate = Some(candidate);
-                }
-                Err(fault) => {
-                    self.failed_starts += 1;
-                    if self.failed_starts >= MAX_FAILED_STARTS {
-                        return Err(FuzzError::CannotRestart(fault));
-                    }
-                    return Ok(Err(fault));
-                }
-            }
-        }
-        let Some(candidate) = self.candidate.as_mut() else {
-            return Ok(Err(Fault::Protocol {
-                reason: "no candidate".into(),
-            }));
-        };
         self.stats.replays += 1;
         let id = format!("fuzz#{}", self.stats.replays);
         let chunks = chunks_at(stream, cuts);
-        let result =
-            candidate.run_stream(&id, self.options.dialect.name(), &self.tool_list, &chunks);
-        if result.is_err() {
-            // The process is not trusted again: its group is killed when dropped.
-            self.candidate = None;
+        match self
+            .handle
+            .run_stream(&id, self.options.dialect.name(), &self.tool_list, &chunks)
+        {
+            Ok(transcript) => Ok(Ok(transcript)),
+            Err(ReplayError::Fault(fault)) => Ok(Err(fault)),
+            Err(ReplayError::CannotStart(fault)) => Err(FuzzError::CannotRestart(fault)),
+            Err(ReplayError::GaveUp(_)) => Err(FuzzError::CannotRestart(Fault::Crash {
+                status: "restarted too often".into(),
+                stderr_tail: String::new(),
+            })),
         }
-        Ok(result)
     }
 
-    /// The judgements of `stream` replayed whole, then cut at `cuts` (if any).
-    fn judgements(
+    /// Judges one replay of `chunking` (the whole stream first): a fault, or the judge's
+    /// finding, re-checked for flakiness when it is chunk-dependent and `recheck` says so.
+    fn judge(
         &mut self,
+        judge: &mut StreamJudge<'_>,
         stream: &str,
-        cuts: Option<&[usize]>,
-    ) -> Result<Vec<Judgement>, FuzzError> {
-        let (_, expected) = self.expected(stream);
-        let whole = match self.replay(stream, &[])? {
+        chunking: &Chunking,
+        recheck: bool,
+    ) -> Result<Option<Finding>, FuzzError> {
+        let transcript = match self.replay(stream, &chunking.cuts)? {
             Ok(transcript) => transcript,
-            Err(fault) => return Ok(vec![Judgement::of_fault(&fault)]),
+            Err(fault) => return Ok(Some(judge.fault(chunking, &fault))),
         };
-        let (baseline, mut judgements) = judge(&whole, stream, &expected, None);
-        if let Some(cuts) = cuts {
-            match self.replay(stream, cuts)? {
-                Ok(transcript) => {
-                    judgements.extend(judge(&transcript, stream, &expected, Some(&baseline)).1)
-                }
-                Err(fault) => judgements.push(Judgement::of_fault(&fault)),
-            }
+        let mut finding = judge.replay(chunking, &transcript);
+        if let Some(found) = finding.as_mut()
+            && recheck
+            && found.has(Verdict::ChunkDependent)
+        {
+            let whole_again = self.replay(stream, &[])?.ok();
+            let again = self.replay(stream, &chunking.cuts)?.ok();
+            judge.recheck(found, whole_again.as_ref(), again.as_ref());
         }
-        Ok(judgements)
+        Ok(finding)
     }
 
-    /// The first judgement of a verdict not `found` before, with the chunking that shows it.
+    /// The first replay of `stream` showing a verdict not `found` before.
     fn first_failure(
         &mut self,
         stream: &str,
         chunkings: &[Chunking],
         found: &BTreeSet<Verdict>,
     ) -> Result<Option<Found>, FuzzError> {
-        let (_, expected) = self.expected(stream);
-        let mut baseline = None;
-        for Chunking { label, cuts } in chunkings {
-            let judgements = match self.replay(stream, cuts)? {
-                // A fault seen before: this stream's other chunkings would likely cost a
-                // restart (or a timeout) each for nothing new.
-                Err(fault) if found.contains(&Judgement::of_fault(&fault).verdict) => {
-                    return Ok(None);
-                }
-                Err(fault) => vec![Judgement::of_fault(&fault)],
-                Ok(transcript) => {
-                    let (actual, judgements) =
-                        judge(&transcript, stream, &expected, baseline.as_deref());
-                    baseline.get_or_insert(actual);
-                    judgements
-                }
+        let expected = self.expected(stream);
+        let mut judge = StreamJudge::new(stream, &expected);
+        for chunking in chunkings {
+            let new = |v: &&Verdict| !found.contains(*v);
+            // Chunk-dependence already found needs no second look at each stream.
+            let recheck = !found.contains(&Verdict::ChunkDependent);
+            let Some(finding) = self.judge(&mut judge, stream, chunking, recheck)? else {
+                continue;
             };
-            if let Some(new) = judgements.into_iter().find(|j| !found.contains(&j.verdict)) {
+            let faulted = !judge.has_baseline();
+            if let Some(&target) = finding.verdicts.iter().find(new) {
                 return Ok(Some(Found {
-                    chunking: label,
-                    cuts: cuts.clone(),
-                    judgement: new,
+                    chunking: chunking.clone(),
+                    target,
                 }));
             }
-            if baseline.is_none() {
-                // The whole-stream replay faulted: chunk-dependence cannot be judged.
+            // A fault seen before, or a whole stream that faulted: this stream's other
+            // chunkings would cost a restart (or a timeout) each, for nothing new.
+            if faulted
+                || finding
+                    .verdicts
+                    .iter()
+                    .any(|v| matches!(v, Verdict::Crash | Verdict::Timeout | Verdict::Protocol))
+            {
                 return Ok(None);
             }
         }
         Ok(None)
     }
 
-    /// Shrinks the failure while the same verdict shows, and describes the result.
+    /// The finding of `stream` under `cuts` carrying `target`, judged as in the campaign:
+    /// whole first, then the cuts.
+    fn shows(
+        &mut self,
+        stream: &str,
+        cuts: &[usize],
+        target: Verdict,
+    ) -> Result<Option<Finding>, FuzzError> {
+        let expected = self.expected(stream);
+        let mut judge = StreamJudge::new(stream, &expected);
+        let recheck = matches!(target, Verdict::ChunkDependent | Verdict::Flaky);
+        let whole = self.judge(&mut judge, stream, &Chunking::whole(), recheck)?;
+        if whole.as_ref().is_some_and(|f| f.has(target)) || cuts.is_empty() {
+            return Ok(whole.filter(|f| f.has(target)));
+        }
+        if !judge.has_baseline() {
+            return Ok(None);
+        }
+        let chunking = Chunking::new(SplitKind::Chunks, "chunks", cuts.to_vec());
+        let finding = self.judge(&mut judge, stream, &chunking, recheck)?;
+        Ok(finding.filter(|f| f.has(target)))
+    }
+
+    /// Shrinks the failure while its target verdict shows, and describes the result.
     fn shrink_failure(&mut self, stream: &str, found: Found) -> Result<FuzzFailure, FuzzError> {
-        let Found {
-            chunking,
-            cuts,
-            judgement,
-        } = found;
-        let verdict = judgement.verdict;
+        let Found { chunking, target } = found;
         let mut gave_up = None;
-        let shrunk = shrink(stream, &cuts, self.options.shrink_tries, |stream, cuts| {
-            if gave_up.is_some() {
-                return false;
-            }
-            match self.judgements(stream, Some(cuts)) {
-                Ok(judgements) => judgements.iter().any(|j| j.verdict == verdict),
-                Err(error) => {
-                    gave_up = Some(error);
-                    false
+        let shrunk = shrink(
+            stream,
+            &chunking.cuts,
+            self.options.shrink_tries,
+            |stream, cuts| {
+                if gave_up.is_some() {
+                    return false;
                 }
-            }
-        });
+                match self.shows(stream, cuts, target) {
+                    Ok(finding) => finding.is_some(),
+                    Err(error) => {
+                        gave_up = Some(error);
+                        false
+                    }
+                }
+            },
+        );
         if let Some(error) = gave_up {
             return Err(error);
         }
-        let judgements = self.judgements(&shrunk.stream, Some(&shrunk.cuts))?;
-        let shown = judgements
-            .into_iter()
-            .find(|j| j.verdict == verdict)
-            .unwrap_or(judgement);
-        let (expected, _) = self.expected(&shrunk.stream);
+        let finding = match self.shows(&shrunk.stream, &shrunk.cuts, target)? {
+            Some(finding) => finding,
+            // Flaky output may not show again: describe what the shrink saw last.
+            None => Finding::new(
+                &shrunk.stream,
+                &Chunking::new(SplitKind::Chunks, "chunks", shrunk.cuts.clone()),
+                vec![(
+                    target,
+                    "shown while shrinking, not on the final replay".into(),
+                )],
+            ),
+        };
+        let dialect = self.options.dialect;
+        let mut hash_input = shrunk.stream.clone().into_bytes();
+        for cut in &shrunk.cuts {
+            hash_input.extend_from_slice(&cut.to_le_bytes());
+        }
+        let case = format!("{dialect}/fuzz-{target}-{:08x}", fnv1a(&hash_input) as u32);
+        let known = self.options.expectations.lists(&case, &finding.verdicts);
         Ok(FuzzFailure {
-            verdict,
-            detail: shown.detail,
-            diff: shown.diff,
+            target,
+            expected: self.expected(&shrunk.stream),
+            finding,
             found_stream: stream.to_owned(),
-            found_cuts: cuts,
-            chunking,
+            found_chunking: chunking,
             stream_number: self.stats.streams,
             shrunk,
-            expected,
+            case,
+            known,
         })
     }
 }

@@ -4,20 +4,13 @@
 //! seed, so a campaign replays exactly.
 
 use super::fragments::FRAGMENTS;
-use crate::split::{self, SplitMix64};
+use crate::split::{self, Chunking, SplitKind, SplitMix64};
 
 /// Streams and chunkings from one seed.
 pub struct Generator {
     rng: SplitMix64,
     /// Corpus streams to mutate (of the fuzzed dialect).
     seeds: Vec<String>,
-}
-
-/// One way to cut a stream, with a label that says how it was chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chunking {
-    pub label: &'static str,
-    pub cuts: Vec<usize>,
 }
 
 /// Markup fragments: those with ASCII punctuation, which some dialect reads as syntax.
@@ -110,35 +103,45 @@ impl Generator {
     /// between pieces; cuts around every punctuation char; and cuts inside markup fragments,
     /// so chunks end mid-opener.
     pub fn chunkings(&mut self, stream: &str) -> Vec<Chunking> {
-        let mut chunkings = vec![Chunking {
-            label: "per-char",
-            cuts: split::cut_points(stream),
-        }];
-        for _ in 0..2 {
-            chunkings.push(Chunking {
-                label: "small-chunks",
-                cuts: self.small_chunks(stream),
-            });
-        }
-        for cuts in split::random_cuts(stream, self.rng.next_u64(), 2) {
-            chunkings.push(Chunking {
-                label: "random",
+        let mut chunkings = vec![Chunking::new(
+            SplitKind::PerChar,
+            "per-char",
+            split::cut_points(stream),
+        )];
+        for i in 0..2 {
+            let cuts = self.small_chunks(stream);
+            chunkings.push(Chunking::new(
+                SplitKind::SmallChunks,
+                format!("small-chunks#{i}"),
                 cuts,
-            });
+            ));
         }
-        chunkings.push(Chunking {
-            label: "empty-chunks",
-            cuts: split::empty_interleaved_cuts(stream, 1 + self.rng.below(8)),
-        });
-        chunkings.push(Chunking {
-            label: "punctuation",
-            cuts: punctuation_cuts(stream),
-        });
-        for _ in 0..2 {
-            chunkings.push(Chunking {
-                label: "inside-markup",
-                cuts: self.inside_markup(stream),
-            });
+        let seed = self.rng.next_u64();
+        for (i, cuts) in split::random_cuts(stream, seed, 2).into_iter().enumerate() {
+            chunkings.push(Chunking::new(
+                SplitKind::Random,
+                format!("random#{i}"),
+                cuts,
+            ));
+        }
+        let step = 1 + self.rng.below(8);
+        chunkings.push(Chunking::new(
+            SplitKind::Empty,
+            "empty",
+            split::empty_interleaved_cuts(stream, step),
+        ));
+        chunkings.push(Chunking::new(
+            SplitKind::Punctuation,
+            "punctuation",
+            punctuation_cuts(stream),
+        ));
+        for i in 0..2 {
+            let cuts = self.inside_markup(stream);
+            chunkings.push(Chunking::new(
+                SplitKind::InsideMarkup,
+                format!("inside-markup#{i}"),
+                cuts,
+            ));
         }
         chunkings
     }

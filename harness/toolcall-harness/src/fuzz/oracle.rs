@@ -8,37 +8,42 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::input::FuzzInput;
-use crate::check::{Failure, check_conservation, check_reference};
 use crate::corpus::Case;
 use crate::definitions::{Kind, parse_definition_bytes, render_prompt, sample_input};
 use crate::dialect::Dialect;
 use crate::event::Event;
+use crate::judge::reference::check_conservation;
+use crate::judge::{Finding, Verdict, check_reference, grammar};
 use crate::parser;
-use crate::runner::grammar;
-use crate::split;
+use crate::split::{Chunking, SplitKind, cut_points};
 use crate::tools::Registry;
 
 /// Checks the reference of `input.dialect` on its stream: the whole-stream run has a valid
 /// grammar and conserves text; the run cut at `input.cuts` and the one-char-per-chunk run give
-/// the same events, conserve text and are eager after every push.
-pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Failure> {
-    let mut whole = input.dialect.reference_parser(tools);
-    let run = parser::run(whole.as_mut(), [input.stream.as_str()]);
+/// the same events, conserve text and are eager after every push. A failure is a [`Finding`],
+/// as the judge gives every replay.
+pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Finding> {
+    let whole = Chunking::whole();
+    let mut parser = input.dialect.reference_parser(tools);
+    let run = parser::run(parser.as_mut(), [input.stream.as_str()]);
+    let fail = |verdict: Verdict, detail: String| {
+        Finding::new(&input.stream, &whole, vec![(verdict, detail)])
+    };
     let broken = grammar::violations(&run.events, &[]);
     if !broken.is_empty() {
-        return Err(Failure::Grammar {
-            violations: broken.join("; "),
-        });
+        return Err(fail(Verdict::Grammar, broken.join("; ")));
     }
-    check_conservation(&input.stream, &run)?;
+    check_conservation(&input.stream, &run)
+        .map_err(|detail| fail(Verdict::TextNotConserved, detail))?;
     let case = Case {
         dialect: input.dialect,
         id: format!("{}/fuzz", input.dialect),
         stream: input.stream.clone(),
         expected: run.events,
     };
-    check_reference(&case, &input.cuts, tools)?;
-    let per_char: Vec<usize> = split::cut_points(&input.stream);
+    let cut = Chunking::new(SplitKind::Chunks, "fuzz cuts", input.cuts.clone());
+    check_reference(&case, &cut, tools)?;
+    let per_char = Chunking::new(SplitKind::PerChar, "per-char", cut_points(&input.stream));
     check_reference(&case, &per_char, tools)
 }
 

@@ -1,7 +1,7 @@
 //! Candidate protocol v1 (`specs/protocol.md`): the messages between the harness and a parser
-//! under test, the reference's side of it (`server`), and the harness's side (`candidate`).
+//! under test, and the reference's side of it (`server`). The harness's side is
+//! [`crate::supervisor`].
 
-pub mod candidate;
 pub mod server;
 
 use serde::{Deserialize, Serialize};

@@ -1,9 +1,10 @@
-//! The harness's side of the protocol: one candidate process, started in its own process
-//! group, spoken to line by line with a timeout on every reply. Whatever the candidate does
-//! (exit, hang, flood, print garbage) comes back as a [`Fault`]; the caller then drops the
-//! process (its whole group is killed) and starts a new one.
+//! One candidate process: started in its own process group (registered, so that an
+//! interrupted `tch` can kill every group it started), spoken to line by line with a timeout on
+//! every reply. Whatever the candidate does (exit, hang, flood, print garbage) comes back as a
+//! [`Fault`]; the supervisor then drops the process (its whole group is killed) and starts a
+//! new one. This is the only code that reads a candidate's bytes.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -24,6 +25,9 @@ use crate::protocol::{Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, ToolI
 pub struct Limits {
     /// How long to wait for each reply line.
     pub timeout: Duration,
+    /// How long to wait for the `hello` reply: an adapter that imports a large package needs
+    /// seconds before it can answer.
+    pub start_timeout: Duration,
     /// The longest line accepted.
     pub max_line_bytes: usize,
     /// The most lines accepted in answer to one request.
@@ -36,6 +40,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             timeout: Duration::from_secs(5),
+            start_timeout: Duration::from_secs(30),
             max_line_bytes: 1 << 20,
             max_events: 100_000,
             max_request_bytes: 64 << 20,
@@ -46,24 +51,53 @@ impl Default for Limits {
 /// What went wrong with a candidate; after any fault the process is not used again.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum Fault {
+    /// The process exited or closed its output before ending a request.
     #[error("crash: {status}; stderr tail: {stderr_tail:?}")]
-    Crash { status: String, stderr_tail: String },
+    Crash {
+        /// Its exit status, or what it closed.
+        status: String,
+        /// The last 4 KiB of its standard error.
+        stderr_tail: String,
+    },
+    /// No reply line within the timeout.
     #[error("timeout: no reply within {seconds:.1} s; stderr tail: {stderr_tail:?}")]
-    Timeout { seconds: f64, stderr_tail: String },
+    Timeout {
+        /// The timeout that passed.
+        seconds: f64,
+        /// The last 4 KiB of its standard error.
+        stderr_tail: String,
+    },
+    /// A line that is not the protocol (`specs/protocol.md` §3).
     #[error("protocol: {reason}")]
-    Protocol { reason: String },
+    Protocol {
+        /// What was wrong with it.
+        reason: String,
+    },
 }
 
 /// Why a candidate could not be started.
 #[derive(Debug, Error)]
 pub enum StartError {
+    /// The program could not be run.
     #[error("cannot start {program:?}: {error}")]
     Spawn {
+        /// The program.
         program: String,
+        /// Why.
         error: std::io::Error,
     },
+    /// It ran, but its `hello` failed.
     #[error("the candidate's hello failed: {0}")]
     Handshake(Fault),
+    /// Its `hello` lists dialect names `tch` does not know (`specs/protocol.md` P2.4).
+    #[error("the candidate's hello lists unknown dialects {unknown} (tch knows: {known})")]
+    UnknownDialects {
+        /// The unknown names, quoted and comma-separated.
+        unknown: String,
+        /// Every name `tch` knows.
+        known: String,
+    },
+    /// The argv was empty.
     #[error("no candidate command given")]
     NoCommand,
 }
@@ -71,12 +105,15 @@ pub enum StartError {
 /// What a candidate emitted for one stream.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Transcript {
+    /// The events, in order, as read.
     pub events: Vec<Event>,
     /// `events.len()` after each chunk's `sync`: which events each chunk produced.
     pub synced: Vec<usize>,
     /// Calls that carried `args`/`arguments`/`params` instead of `input` (read as if they were
     /// `input`, and reported as a grammar failure).
     pub misnamed_inputs: Vec<String>,
+    /// What was repaired to read a line (a half surrogate pair read as U+FFFD, P1.2).
+    pub notes: Vec<String>,
 }
 
 enum Line {
@@ -94,7 +131,25 @@ pub struct Candidate {
     lines: Receiver<Line>,
     stderr_tail: Arc<Mutex<VecDeque<u8>>>,
     limits: Limits,
+    /// The candidate's answer to `hello`.
     pub hello: Hello,
+}
+
+/// The process groups of every candidate alive, so that an interrupted `tch` kills them all.
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// Kills the process group of every candidate still alive (for `tch`'s Ctrl-C handler: the
+/// groups do not get the terminal's signal, which goes to `tch`'s own group only).
+pub fn kill_every_candidate() {
+    let groups = LIVE_GROUPS
+        .lock()
+        .map(|groups| groups.iter().copied().collect::<Vec<i32>>())
+        .unwrap_or_default();
+    for group in groups {
+        if let Some(pid) = rustix::process::Pid::from_raw(group) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
 }
 
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -114,6 +169,13 @@ impl Candidate {
                 program: program.clone(),
                 error,
             })?;
+        if let Ok(mut groups) = LIVE_GROUPS.lock() {
+            groups.insert(
+                rustix::process::Pid::from_child(&child)
+                    .as_raw_nonzero()
+                    .get(),
+            );
+        }
         // Bounded: a flooding candidate blocks on its own writes instead of filling our memory.
         let (sender, lines) = sync_channel(64);
         if let Some(stdout) = child.stdout.take() {
@@ -152,7 +214,7 @@ impl Candidate {
         self.send(&Request::Hello {
             protocol: PROTOCOL_VERSION,
         })?;
-        let line = self.next_line()?;
+        let line = self.next_line(self.limits.start_timeout)?;
         match Reply::parse(&line) {
             Ok(Reply::Hello(hello)) if hello.protocol == PROTOCOL_VERSION => Ok(hello),
             Ok(Reply::Hello(hello)) => Err(protocol(format!(
@@ -179,6 +241,14 @@ impl Candidate {
         tools: &[ToolInfo],
         chunks: &[&str],
     ) -> Result<Transcript, Fault> {
+        // A line the last stream's `done` did not end, arrived since: charged to that stream
+        // here, before it could be read as this stream's (`specs/protocol.md` P2.6).
+        if let Ok(Line::Text(line)) = self.lines.try_recv() {
+            return Err(protocol(format!(
+                "a line after the previous stream's done: {}",
+                excerpt(&line)
+            )));
+        }
         self.send(&Request::Begin {
             stream: stream.to_owned(),
             dialect: dialect.to_owned(),
@@ -207,7 +277,7 @@ impl Candidate {
             kind,
             text: text.to_owned(),
         })?;
-        let line = self.next_line()?;
+        let line = self.next_line(self.limits.timeout)?;
         match Reply::parse(&line) {
             Ok(Reply::Definition(value)) => Ok(Ok(value)),
             Ok(Reply::Event(Event::Error { error_text })) => Ok(Err(error_text)),
@@ -223,7 +293,7 @@ impl Candidate {
     fn read_events(&mut self, transcript: &mut Transcript, closing: Reply) -> Result<(), Fault> {
         let (mut lines, mut bytes) = (0usize, 0usize);
         loop {
-            let line = self.next_line()?;
+            let line = self.next_line(self.limits.timeout)?;
             lines += 1;
             bytes += line.len();
             if lines > self.limits.max_events || bytes > self.limits.max_request_bytes {
@@ -232,7 +302,7 @@ impl Candidate {
                     self.limits.max_events, self.limits.max_request_bytes
                 )));
             }
-            match read_reply(&line) {
+            match read_reply(&line, &mut transcript.notes) {
                 Ok((Reply::Event(event), misnamed)) => {
                     if let Some(field) = misnamed {
                         transcript.misnamed_inputs.push(field);
@@ -285,11 +355,11 @@ impl Candidate {
 
     /// The next line, waiting at most the timeout. The wait is sliced so that a candidate that
     /// exited is seen as a crash at once, even when a child of it still holds its output open.
-    fn next_line(&mut self) -> Result<String, Fault> {
+    fn next_line(&mut self, timeout: Duration) -> Result<String, Fault> {
         const SLICE: Duration = Duration::from_millis(50);
         let started = Instant::now();
         loop {
-            let left = self.limits.timeout.saturating_sub(started.elapsed());
+            let left = timeout.saturating_sub(started.elapsed());
             match self.lines.recv_timeout(left.min(SLICE)) {
                 Ok(Line::Text(line)) => return Ok(line),
                 Ok(Line::TooLong) => {
@@ -308,7 +378,7 @@ impl Candidate {
                     }
                     if left <= SLICE {
                         return Err(Fault::Timeout {
-                            seconds: self.limits.timeout.as_secs_f64(),
+                            seconds: timeout.as_secs_f64(),
                             stderr_tail: self.stderr_tail(),
                         });
                     }
@@ -335,6 +405,7 @@ impl Candidate {
         }
     }
 
+    /// The last 4 KiB of the candidate's standard error.
     pub fn stderr_tail(&self) -> String {
         let tail = self
             .stderr_tail
@@ -360,20 +431,34 @@ impl Candidate {
 
 impl Drop for Candidate {
     fn drop(&mut self) {
+        let group = rustix::process::Pid::from_child(&self.child);
         // The whole group: an adapter's own children die with it.
-        let _ = rustix::process::kill_process_group(
-            rustix::process::Pid::from_child(&self.child),
-            rustix::process::Signal::KILL,
-        );
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        if let Ok(mut groups) = LIVE_GROUPS.lock() {
+            groups.remove(&group.as_raw_nonzero().get());
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
 /// A reply line read; a call with a misnamed input is read as if it were `input`, and the
-/// misnamed field is returned beside it.
-fn read_reply(line: &str) -> Result<(Reply, Option<String>), ReplyError> {
+/// misnamed field is returned beside it. A line that is JSON but for escaped halves of
+/// surrogate pairs is read with each half as U+FFFD, and `notes` says so (P1.2): what it
+/// carried is then judged as events, not refused as the protocol.
+fn read_reply(line: &str, notes: &mut Vec<String>) -> Result<(Reply, Option<String>), ReplyError> {
     match Reply::parse(line) {
+        Err(ReplyError::NotJson(error)) => match repair_lone_surrogates(line) {
+            Some((repaired, halves)) => {
+                let reply = read_reply(&repaired, &mut Vec::new())?;
+                notes.push(format!(
+                    "the candidate sent half a surrogate pair ({}), read as U+FFFD",
+                    halves.join(", ")
+                ));
+                Ok(reply)
+            }
+            None => Err(ReplyError::NotJson(error)),
+        },
         Err(ReplyError::Event(ReadError::MisnamedInput { field, .. })) => {
             let mut value: Value =
                 serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;
@@ -387,6 +472,47 @@ fn read_reply(line: &str) -> Result<(Reply, Option<String>), ReplyError> {
         }
         reply => reply.map(|r| (r, None)),
     }
+}
+
+/// `line` with every `\\u` escape of half a surrogate pair replaced by `\\ufffd`, and the
+/// halves replaced; `None` when it has none. Linear: JSON has backslashes only in escapes.
+fn repair_lone_surrogates(line: &str) -> Option<(String, Vec<String>)> {
+    let bytes = line.as_bytes();
+    let escape = |at: usize| -> Option<u16> {
+        let hex = line.get(at + 2..at + 6)?;
+        (bytes.get(at + 1) == Some(&b'u'))
+            .then(|| u16::from_str_radix(hex, 16).ok())
+            .flatten()
+    };
+    let mut out = String::with_capacity(line.len());
+    let mut halves = Vec::new();
+    let (mut copied, mut at) = (0, 0);
+    while let Some(offset) = memchr::memchr(b'\\', &bytes[at..]) {
+        at += offset;
+        let Some(unit) = escape(at) else {
+            at += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&unit)
+            && bytes.get(at + 6) == Some(&b'\\')
+            && escape(at + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            at += 12;
+        } else if (0xD800..0xE000).contains(&unit) {
+            out.push_str(&line[copied..at]);
+            out.push_str("\\ufffd");
+            halves.push(line[at..at + 6].to_owned());
+            at += 6;
+            copied = at;
+        } else {
+            at += 6;
+        }
+    }
+    if halves.is_empty() {
+        return None;
+    }
+    out.push_str(&line[copied..]);
+    Some((out, halves))
 }
 
 /// Splits a command line like a POSIX shell would split words: blanks separate, `'…'` and
@@ -520,7 +646,29 @@ fn keep_tail(mut stderr: impl Read, tail: Arc<Mutex<VecDeque<u8>>>) {
 
 #[cfg(test)]
 mod tests {
-    use super::split_command_line;
+    use super::*;
+
+    #[test]
+    fn halves_of_surrogate_pairs_are_read_as_replacement_chars() {
+        let line = r#"{"type":"tool-call","toolCallId":"c","toolName":"f","input":{"v":"\udf27 \ud83c\udf27 \\udf27 \ud83c"}}"#;
+        let mut notes = Vec::new();
+        let (reply, _) = read_reply(line, &mut notes).expect("read");
+        let Reply::Event(Event::ToolCall(call)) = reply else {
+            panic!("{reply:?}")
+        };
+        assert_eq!(call.input["v"], "\u{FFFD} \u{1F327} \\udf27 \u{FFFD}");
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains(r"\udf27, \ud83c"), "{notes:?}");
+        assert!(
+            read_reply(
+                r#"{"type":"text-delta","delta":"\ud83c\udf27"}"#,
+                &mut notes
+            )
+            .is_ok()
+        );
+        assert_eq!(notes.len(), 1, "a whole pair needs no note");
+        assert!(read_reply("{\"type\":\"text-delta\",\"delta\":\"\\udf27\"", &mut notes).is_err());
+    }
 
     #[test]
     fn splits_like_a_shell_without_running_one() {

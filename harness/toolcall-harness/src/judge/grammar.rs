@@ -1,4 +1,4 @@
-//! Event grammar (`specs/runner.md` §2, verdict `grammar`): what a candidate's events must
+//! Event grammar (`specs/protocol.md` §3, verdict `grammar`): what a candidate's events must
 //! satisfy whatever the stream, judged against the candidate's own output.
 
 use std::collections::{HashMap, HashSet};
@@ -26,7 +26,9 @@ pub fn violations(events: &[Event], misnamed_inputs: &[String]) -> Vec<String> {
     for event in events {
         match event {
             Event::ToolInputStart { id, .. } => {
-                if inputs.insert(id, InputStream::default()).is_some() {
+                if calls.contains(id.as_str()) {
+                    found.push(format!("tool-input-start for \"{id}\" after its tool-call"));
+                } else if inputs.insert(id, InputStream::default()).is_some() {
                     found.push(format!("tool-input-start for \"{id}\" twice"));
                 }
             }
@@ -90,7 +92,14 @@ fn check_streamed_input(call: &ToolCall, stream: &InputStream, found: &mut Vec<S
     if !stream.ended {
         found.push(format!("tool-call \"{id}\" before its tool-input-end"));
     }
-    match serde_json::from_str::<Value>(&stream.text) {
+    // The AI SDK reads an input text that is empty or blank as `{}` (a call with no
+    // arguments, streamed as one empty delta, as SGLang does).
+    let text = if stream.text.trim().is_empty() {
+        "{}"
+    } else {
+        stream.text.as_str()
+    };
+    match serde_json::from_str::<Value>(text) {
         Err(_) => found.push(format!(
             "the streamed input of \"{id}\" is not JSON: {:?}",
             stream.text
@@ -151,13 +160,29 @@ mod tests {
                 output: json!(null),
             },
             call("d", json!({})),
+            // No arguments: one empty delta, read as `{}` (AI SDK, SGLang).
+            start("e"),
+            delta("e", ""),
+            end("e"),
+            call("e", json!({})),
         ];
         assert_eq!(violations(&events, &[]), Vec::<String>::new());
+        let empty_but_not_empty_input = [
+            start("e"),
+            delta("e", ""),
+            end("e"),
+            call("e", json!({"a": 1})),
+        ];
+        assert!(violations(&empty_but_not_empty_input, &[])[0].contains("differs"));
     }
 
     #[test]
     fn names_each_broken_rule() {
-        let cases: [(&[Event], &str); 7] = [
+        let cases: [(&[Event], &str); 8] = [
+            (
+                &[start("x"), end("x"), call("x", json!({})), start("x")],
+                "after its tool-call",
+            ),
             (&[delta("x", "{}")], "without tool-input-start"),
             (
                 &[start("x"), start("x"), end("x"), call("x", json!({}))],

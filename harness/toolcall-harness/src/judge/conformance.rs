@@ -3,9 +3,9 @@
 
 use similar::{ChangeTag, TextDiff};
 
+use super::Verdict;
 use crate::event::Event;
 use crate::normalize::Normalize;
-use crate::runner::Verdict;
 
 /// The form in which candidate output is compared: `tool-input-*` dropped (optional streaming,
 /// checked by the grammar instead), `error` texts blanked (wording is the candidate's own),
@@ -39,40 +39,57 @@ pub fn conformance(expected: &[Event], actual: &[Event]) -> Vec<(Verdict, String
         return Vec::new();
     }
     let mut verdicts = Vec::new();
+    let (want_calls, got_calls) = (calls_of(expected), calls_of(actual));
+    // Calls are aligned by a diff, not by position: a missing first call is not also a
+    // "wrong" second one. A call replaced by a different one in place is a wrong call.
+    let (want_lines, got_lines): (Vec<String>, Vec<String>) = (
+        want_calls.iter().map(|(_, e)| e.to_json_line()).collect(),
+        got_calls.iter().map(|(_, e)| e.to_json_line()).collect(),
+    );
+    let call_ops = similar::capture_diff_slices(similar::Algorithm::Myers, &want_lines, &got_lines);
+    // Where in the output's text each call that the expected events do not have stands.
+    let extra_call_offsets: Vec<usize> = call_ops
+        .iter()
+        .filter_map(|op| match *op {
+            similar::DiffOp::Insert {
+                new_index, new_len, ..
+            } => Some(new_index..new_index + new_len),
+            _ => None,
+        })
+        .flatten()
+        .map(|i| got_calls[i].0)
+        .collect();
     let (want_text, got_text) = (text_of(expected), text_of(actual));
     if want_text != got_text {
-        let diff = TextDiff::from_chars(want_text.as_str(), got_text.as_str());
-        let first = |tag: ChangeTag| {
-            diff.iter_all_changes()
-                .find(|c| c.tag() == tag)
-                .map(|c| c.value().to_owned())
-        };
-        let changed = |tag: ChangeTag| -> String {
-            diff.iter_all_changes()
-                .filter(|c| c.tag() == tag)
-                .map(|c| c.value())
-                .collect()
-        };
-        if first(ChangeTag::Delete).is_some() {
+        let TextChanges {
+            lost,
+            became_calls,
+            leaked,
+        } = text_changes(&want_text, &got_text, &extra_call_offsets);
+        if !lost.is_empty() {
             verdicts.push((
                 Verdict::LostText,
-                format!(
-                    "text missing from the output: {:?}",
-                    cut(&changed(ChangeTag::Delete))
-                ),
+                format!("text missing from the output: {:?}", cut(&lost)),
             ));
         }
-        if first(ChangeTag::Insert).is_some() {
+        if !leaked.is_empty() {
             verdicts.push((
                 Verdict::LeakedMarkup,
+                format!("text that should not be text: {:?}", cut(&leaked)),
+            ));
+        }
+        if !became_calls.is_empty() {
+            verdicts.push((
+                Verdict::ExtraCall,
                 format!(
-                    "text that should not be text: {:?}",
-                    cut(&changed(ChangeTag::Insert))
+                    "text became a tool-call: {:?}; {} tool-calls expected, {} emitted",
+                    cut(&became_calls),
+                    want_calls.len(),
+                    got_calls.len()
                 ),
             ));
         }
     }
-    let (want_calls, got_calls) = (calls_of(expected), calls_of(actual));
     if got_calls.len() < want_calls.len() {
         verdicts.push((
             Verdict::MissingCall,
@@ -82,7 +99,9 @@ pub fn conformance(expected: &[Event], actual: &[Event]) -> Vec<(Verdict, String
                 got_calls.len()
             ),
         ));
-    } else if got_calls.len() > want_calls.len() {
+    } else if got_calls.len() > want_calls.len()
+        && !verdicts.iter().any(|(v, _)| *v == Verdict::ExtraCall)
+    {
         verdicts.push((
             Verdict::ExtraCall,
             format!(
@@ -92,22 +111,14 @@ pub fn conformance(expected: &[Event], actual: &[Event]) -> Vec<(Verdict, String
             ),
         ));
     }
-    // Calls are aligned by a diff, not by position: a missing first call is not also a
-    // "wrong" second one. A call replaced by a different one in place is a wrong call.
-    let (want_lines, got_lines): (Vec<String>, Vec<String>) = (
-        want_calls.iter().map(|e| e.to_json_line()).collect(),
-        got_calls.iter().map(|e| e.to_json_line()).collect(),
-    );
-    let replaced = similar::capture_diff_slices(similar::Algorithm::Myers, &want_lines, &got_lines)
-        .into_iter()
-        .find_map(|op| match op {
-            similar::DiffOp::Replace {
-                old_index,
-                new_index,
-                ..
-            } => Some((old_index, new_index)),
-            _ => None,
-        });
+    let replaced = call_ops.iter().find_map(|op| match *op {
+        similar::DiffOp::Replace {
+            old_index,
+            new_index,
+            ..
+        } => Some((old_index, new_index)),
+        _ => None,
+    });
     if let Some((want, got)) = replaced {
         verdicts.push((
             Verdict::WrongCall,
@@ -143,6 +154,71 @@ pub fn conformance(expected: &[Event], actual: &[Event]) -> Vec<(Verdict, String
     verdicts
 }
 
+/// How the output's text differs from the expected text.
+#[derive(Debug, Default, PartialEq)]
+struct TextChanges {
+    /// Expected text that appears nowhere in the output.
+    lost: String,
+    /// Expected text missing exactly where the output has a call the expected events do not:
+    /// the candidate read it as that call (a malformed block accepted).
+    became_calls: String,
+    /// Output text the expected text does not have.
+    leaked: String,
+}
+
+/// A char diff of the two texts; a deleted run counts as `became_calls` when the output has an
+/// extra call at that point of its text (`extra_call_offsets`, in chars of output text before
+/// the call). The point is any the run could slide to over equal chars: `a <t/> b` against
+/// `a ` CALL ` b` deletes `<t/>` or ` <t/>`, depending on the diff's choice.
+fn text_changes(want: &str, got: &str, extra_call_offsets: &[usize]) -> TextChanges {
+    let want_chars: Vec<char> = want.chars().collect();
+    let mut changes = TextChanges::default();
+    let diff = TextDiff::from_chars(want, got);
+    let (mut want_at, mut got_at) = (0, 0);
+    let mut deleted: Option<(usize, usize)> = None;
+    let settle =
+        |deleted: &mut Option<(usize, usize)>, got_at: usize, changes: &mut TextChanges| {
+            let Some((start, end)) = deleted.take() else {
+                return;
+            };
+            let run: String = want_chars[start..end].iter().collect();
+            let left = (1..=start)
+                .take_while(|k| want_chars[start - k] == want_chars[end - k])
+                .count();
+            let right = (0..want_chars.len() - end)
+                .take_while(|k| want_chars[start + k] == want_chars[end + k])
+                .count();
+            let slid = got_at.saturating_sub(left)..=got_at + right;
+            if extra_call_offsets.iter().any(|at| slid.contains(at)) {
+                changes.became_calls.push_str(&run);
+            } else {
+                changes.lost.push_str(&run);
+            }
+        };
+    for change in diff.iter_all_changes() {
+        let chars = change.value().chars().count();
+        match change.tag() {
+            ChangeTag::Delete => {
+                let (start, _) = deleted.get_or_insert((want_at, want_at));
+                want_at += chars;
+                deleted = Some((*start, want_at));
+            }
+            ChangeTag::Equal => {
+                settle(&mut deleted, got_at, &mut changes);
+                want_at += chars;
+                got_at += chars;
+            }
+            ChangeTag::Insert => {
+                settle(&mut deleted, got_at, &mut changes);
+                got_at += chars;
+                changes.leaked.push_str(change.value());
+            }
+        }
+    }
+    settle(&mut deleted, got_at, &mut changes);
+    changes
+}
+
 fn text_of(events: &[Event]) -> String {
     events
         .iter()
@@ -153,11 +229,18 @@ fn text_of(events: &[Event]) -> String {
         .collect()
 }
 
-fn calls_of(events: &[Event]) -> Vec<&Event> {
-    events
-        .iter()
-        .filter(|e| matches!(e, Event::ToolCall(_)))
-        .collect()
+/// Each call with the number of text chars before it.
+fn calls_of(events: &[Event]) -> Vec<(usize, &Event)> {
+    let mut text_chars = 0;
+    let mut calls = Vec::new();
+    for event in events {
+        match event {
+            Event::TextDelta { delta } => text_chars += delta.chars().count(),
+            Event::ToolCall(_) => calls.push((text_chars, event)),
+            _ => {}
+        }
+    }
+    calls
 }
 
 fn outcomes_of(events: &[Event]) -> Vec<&Event> {
@@ -208,6 +291,28 @@ mod tests {
         assert_eq!(
             verdicts(&want, &[Event::text("a <t>{}</t> b")]),
             [Verdict::LeakedMarkup, Verdict::MissingCall]
+        );
+        // A malformed block accepted as a call: its text became the call, it is not lost.
+        let malformed = [
+            Event::text("a "),
+            Event::error(""),
+            Event::text("<t>{bad}</t>"),
+            Event::text(" b"),
+        ];
+        assert_eq!(
+            verdicts(
+                &malformed,
+                &[Event::text("a "), call("t"), Event::text(" b")]
+            ),
+            [Verdict::ExtraCall, Verdict::MissingError]
+        );
+        // Text dropped elsewhere is still lost.
+        assert_eq!(
+            verdicts(
+                &malformed,
+                &[Event::text("a "), call("t"), Event::text(" ")]
+            ),
+            [Verdict::LostText, Verdict::ExtraCall, Verdict::MissingError]
         );
         assert_eq!(
             verdicts(

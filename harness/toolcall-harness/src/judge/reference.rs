@@ -1,55 +1,36 @@
-//! Running the reference on a case under one chunking, and saying precisely what went wrong:
-//! events that differ from the expected ones (a unified diff of normalized JSON lines), or
-//! text that was not conserved (`specs/streaming.md` C2).
+//! Judging the reference on a case under one chunking, with the same findings candidates
+//! get: events that differ from the expected ones (named by the conformance verdicts, with the
+//! one diff), text that was not conserved (`specs/streaming.md` C2, `text-not-conserved`),
+//! input held back that is already known to be text (C3, `not-eager`), and a broken event
+//! grammar. The reference reports the spans it consumed, so C2 and C3 are checked exactly.
 
-use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use similar::TextDiff;
-
+use super::{Finding, Sides, Verdict, conformance, diff};
 use crate::corpus::Case;
 use crate::event::Event;
 use crate::normalize::Normalize;
 use crate::parser::Run;
-use crate::split;
+use crate::split::{Chunking, chunks_at};
 use crate::tools::Registry;
 
-/// How one run of a parser failed a case.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Failure {
-    /// Normalized events differ from the expected ones; carries a unified diff.
-    Events { diff: String },
-    /// The text deltas and call spans do not add up to the stream.
-    TextNotConserved { detail: String },
-    /// After a push, the parser held back input its dialect says is already known to be text.
-    NotEager { pushed: usize, held: String },
-    /// The events break the event grammar (`specs/runner.md` §2).
-    Grammar { violations: String },
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Events { diff } => write!(f, "events differ (- expected, + actual):\n{diff}"),
-            Failure::TextNotConserved { detail } => write!(f, "text not conserved: {detail}"),
-            Failure::NotEager { pushed, held } => write!(
-                f,
-                "not eager: after {pushed} bytes were pushed, {held:?} was still held back"
-            ),
-            Failure::Grammar { violations } => write!(f, "event grammar broken: {violations}"),
-        }
-    }
-}
-
-/// Runs the case's reference parser on the stream cut at `cuts` and checks the events (ids
-/// and `extra` compared exactly), eagerness after every push, and text conservation.
-pub fn check_reference(case: &Case, cuts: &[usize], tools: &Arc<Registry>) -> Result<(), Failure> {
+/// Runs the case's reference parser on its stream cut as `chunking` says, and checks the
+/// events (ids and `extra` compared exactly), eagerness after every push, and text
+/// conservation. The finding names the first rule broken.
+pub fn check_reference(
+    case: &Case,
+    chunking: &Chunking,
+    tools: &Arc<Registry>,
+) -> Result<(), Finding> {
+    let fail = |verdict: Verdict, detail: String| {
+        Finding::new(&case.stream, chunking, vec![(verdict, detail)])
+    };
     let mut parser = case.dialect.reference_parser(tools);
     let mut events = Vec::new();
     let mut pushed = 0;
     let mut released = Released::default();
-    for chunk in split::chunks_at(&case.stream, cuts) {
+    for chunk in chunks_at(&case.stream, &chunking.cuts) {
         parser.push(chunk, &mut events);
         pushed += chunk.len();
         let released = released.update(&events, parser.call_spans());
@@ -58,10 +39,10 @@ pub fn check_reference(case: &Case, cuts: &[usize], tools: &Arc<Registry>) -> Re
             .get(released..pushed)
             .unwrap_or("<released more than was pushed>");
         if !case.dialect.may_hold(held, tools) {
-            return Err(Failure::NotEager {
-                pushed,
-                held: held.to_owned(),
-            });
+            return Err(fail(
+                Verdict::NotEager,
+                format!("after {pushed} bytes were pushed, {held:?} was still held back"),
+            ));
         }
     }
     parser.finish(&mut events);
@@ -73,20 +54,26 @@ pub fn check_reference(case: &Case, cuts: &[usize], tools: &Arc<Registry>) -> Re
         source: None,
         keep_extra: true,
     };
-    compare(&strict.apply(&case.expected), &strict.apply(&run.events))?;
-    check_conservation(&case.stream, &run)
+    compare(&strict.apply(&case.expected), &strict.apply(&run.events)).map_err(
+        |(verdicts, diff)| Finding::new(&case.stream, chunking, verdicts).with_diff(diff),
+    )?;
+    check_conservation(&case.stream, &run).map_err(|detail| fail(Verdict::TextNotConserved, detail))
 }
 
 /// Compares normalized lists. An expected `error`'s text need only be a prefix of the actual
-/// one (`specs/corpus.md`).
-pub fn compare(expected: &[Event], actual: &[Event]) -> Result<(), Failure> {
+/// one (`specs/corpus.md`). On a mismatch: the conformance verdicts and the diff.
+pub fn compare(
+    expected: &[Event],
+    actual: &[Event],
+) -> Result<(), (Vec<(Verdict, String)>, String)> {
     let actual = align_error_texts(expected, actual);
     if expected == actual.as_slice() {
         return Ok(());
     }
-    Err(Failure::Events {
-        diff: diff_events(expected, &actual),
-    })
+    Err((
+        conformance(expected, &actual),
+        diff::events(expected, &actual, Sides::EXPECTED),
+    ))
 }
 
 /// `actual` with each `error` text cut to the expected one at the same position, where the
@@ -106,22 +93,6 @@ fn align_error_texts(expected: &[Event], actual: &[Event]) -> Vec<Event> {
             },
         )
         .collect()
-}
-
-/// A unified diff of two event lists, one JSON line per event.
-pub fn diff_events(expected: &[Event], actual: &[Event]) -> String {
-    let lines = |events: &[Event]| {
-        events
-            .iter()
-            .map(|e| e.to_json_line() + "\n")
-            .collect::<String>()
-    };
-    let (expected, actual) = (lines(expected), lines(actual));
-    TextDiff::from_lines(&expected, &actual)
-        .unified_diff()
-        .context_radius(3)
-        .header("expected", "actual")
-        .to_string()
 }
 
 /// How many bytes of the stream the events so far account for: text released plus calls
@@ -152,8 +123,8 @@ impl Released {
 
 /// C2: the stream without the call spans equals the concatenated text, and there is one
 /// `tool-call` per span.
-pub fn check_conservation(stream: &str, run: &Run) -> Result<(), Failure> {
-    let fail = |detail: String| Err(Failure::TextNotConserved { detail });
+pub fn check_conservation(stream: &str, run: &Run) -> Result<(), String> {
+    let fail = |detail: String| Err(detail);
     let mut outside = String::with_capacity(stream.len());
     let mut at = 0;
     for span in &run.call_spans {
@@ -221,16 +192,13 @@ mod tests {
     }
 
     #[test]
-    fn diff_marks_the_differing_lines() {
-        let diff = diff_events(&[Event::text("a")], &[Event::text("b")]);
-        assert!(
-            diff.contains("-{\"type\":\"text-delta\",\"delta\":\"a\"}"),
-            "{diff}"
-        );
-        assert!(
-            diff.contains("+{\"type\":\"text-delta\",\"delta\":\"b\"}"),
-            "{diff}"
-        );
+    fn a_mismatch_is_named_by_the_conformance_verdicts() {
+        let Err((verdicts, diff)) = compare(&[Event::text("a")], &[Event::text("b")]) else {
+            panic!("differs");
+        };
+        let verdicts: Vec<Verdict> = verdicts.into_iter().map(|(v, _)| v).collect();
+        assert_eq!(verdicts, [Verdict::LostText, Verdict::LeakedMarkup]);
+        assert!(diff.starts_with("--- expected\n+++ actual\n"), "{diff}");
     }
 
     #[test]

@@ -1,14 +1,14 @@
-//! Known failures (`--expect-fail FILE`), a ratchet for adopting `tch` in CI: each line is
-//! `CASE-GLOB` or `CASE-GLOB VERDICT-GLOB`; `#` starts a comment. A case whose every finding is
-//! listed is a known failure; a listed case that passes is *fixed*, and fails the run until
-//! its line is removed.
+//! Known failures (`--expect-fail FILE`, for `tch run` and `tch fuzz`), a ratchet for adopting
+//! `tch` in CI: each line is `CASE-GLOB` or `CASE-GLOB VERDICT-GLOB`; `#` starts a comment. A
+//! case whose every verdict is listed is a known failure; a listed case that passes is
+//! *fixed*, and fails the run until its line is removed.
 
 use std::fmt::Write as _;
 
 use thiserror::Error;
 
+use super::{CaseReport, Status, Verdict};
 use crate::glob;
-use crate::runner::{CaseReport, Status};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
@@ -22,14 +22,18 @@ pub struct Expectations {
     entries: Vec<Entry>,
 }
 
+/// A line of an `--expect-fail` file that is not `CASE-GLOB [VERDICT-GLOB]`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("line {line}: expected `CASE-GLOB [VERDICT-GLOB]`, got {text:?}")]
 pub struct ExpectError {
+    /// Its line number (from 1).
     pub line: usize,
+    /// The line, without its comment.
     pub text: String,
 }
 
 impl Expectations {
+    /// Reads an `--expect-fail` file's text.
     pub fn parse(text: &str) -> Result<Expectations, ExpectError> {
         let mut entries = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -55,27 +59,36 @@ impl Expectations {
         Ok(Expectations { entries })
     }
 
-    /// Turns `Failed` into `KnownFailure` when every finding is listed, and `Passed` into
-    /// `Fixed` when the case is listed.
-    pub fn apply(&self, report: &mut CaseReport) {
+    /// Whether every one of `verdicts` is listed for `case`.
+    pub fn lists(&self, case: &str, verdicts: &[Verdict]) -> bool {
         let listed: Vec<&Entry> = self
             .entries
             .iter()
-            .filter(|e| glob::matches(&e.case, &report.case))
+            .filter(|e| glob::matches(&e.case, case))
             .collect();
-        if listed.is_empty() {
+        !listed.is_empty()
+            && verdicts.iter().all(|verdict| {
+                listed.iter().any(|e| {
+                    e.verdict
+                        .as_deref()
+                        .is_none_or(|v| glob::matches(v, verdict.name()))
+                })
+            })
+    }
+
+    /// Turns `Failed` into `KnownFailure` when every verdict is listed, and `Passed` into
+    /// `Fixed` when the case is listed.
+    pub fn apply(&self, report: &mut CaseReport) {
+        if !self
+            .entries
+            .iter()
+            .any(|e| glob::matches(&e.case, &report.case))
+        {
             return;
         }
         match report.status {
             Status::Failed => {
-                let all_expected = report.findings.iter().all(|finding| {
-                    listed.iter().any(|e| {
-                        e.verdict
-                            .as_deref()
-                            .is_none_or(|v| glob::matches(v, finding.verdict.name()))
-                    })
-                });
-                if all_expected {
+                if self.lists(&report.case, &report.verdicts()) {
                     report.status = Status::KnownFailure;
                 }
             }
@@ -97,8 +110,8 @@ pub fn write(reports: &[CaseReport]) -> String {
     );
     for report in reports {
         if matches!(report.status, Status::Failed | Status::KnownFailure) {
-            for finding in &report.findings {
-                let _ = writeln!(out, "{} {}", report.case, finding.verdict);
+            for verdict in report.verdicts() {
+                let _ = writeln!(out, "{} {verdict}", report.case);
             }
         }
     }
@@ -108,31 +121,16 @@ pub fn write(reports: &[CaseReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::{Finding, Verdict};
+    use crate::judge::Finding;
+    use crate::split::Chunking;
 
     fn report(case: &str, verdicts: &[Verdict]) -> CaseReport {
-        CaseReport {
-            case: case.into(),
-            dialect: "md-fence".into(),
-            status: if verdicts.is_empty() {
-                Status::Passed
-            } else {
-                Status::Failed
-            },
-            findings: verdicts
-                .iter()
-                .map(|&verdict| Finding {
-                    verdict,
-                    splitting: "whole".into(),
-                    chunks: vec![],
-                    detail: String::new(),
-                    diff: String::new(),
-                })
-                .collect(),
-            replays: 1,
-            max_extra_held_bytes: 0,
-            notes: vec![],
+        let mut report = CaseReport::new(case, "md-fence", "x");
+        if !verdicts.is_empty() {
+            let found = verdicts.iter().map(|&v| (v, String::new())).collect();
+            report.add(Finding::new("x", &Chunking::whole(), found));
         }
+        report
     }
 
     #[test]

@@ -1,5 +1,13 @@
-//! Chunkings of a stream: chunk vectors (byte lengths), cut points, and the systematic
-//! splittings the corpus tests replay. Every cut falls on a `char` boundary.
+//! Chunkings of a stream, the one vocabulary for every replay: cut points and the functions
+//! that choose them (here), the kinds of chunking and the plans that combine them
+//! ([`kind`]), and chunk vectors as people read and write them ([`spec`]). Every cut falls
+//! on a `char` boundary.
+
+mod kind;
+mod spec;
+
+pub use kind::{Chunking, SplitKind, SplitOptions, exhaustive, plan};
+pub use spec::{ChunkSpec, ChunkSpecError};
 
 use thiserror::Error;
 
@@ -84,44 +92,6 @@ pub fn fixed_size_chunks(text: &str, size: usize) -> Result<Vec<&str>, SplitErro
         at += size;
     }
     Ok(chunks_at(text, &cuts))
-}
-
-/// One way of cutting a stream, named for reports and replays.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Splitting {
-    Whole,
-    /// Cut once, at this byte offset.
-    At(usize),
-    /// One `char` per chunk.
-    PerChar,
-    /// Cut at both offsets.
-    Pair(usize, usize),
-}
-
-impl Splitting {
-    /// The cut offsets this splitting makes in `text`.
-    pub fn cuts(&self, text: &str) -> Vec<usize> {
-        match *self {
-            Splitting::Whole => Vec::new(),
-            Splitting::At(cut) => vec![cut],
-            Splitting::PerChar => cut_points(text),
-            Splitting::Pair(a, b) => vec![a, b],
-        }
-    }
-}
-
-/// Every splitting the corpus tests replay: whole, each single cut, one char per chunk, and
-/// every pair of cuts for streams of at most `pair_limit` chars.
-pub fn exhaustive(text: &str, pair_limit: usize) -> Vec<Splitting> {
-    let cuts = cut_points(text);
-    let mut splittings = vec![Splitting::Whole, Splitting::PerChar];
-    splittings.extend(cuts.iter().map(|&c| Splitting::At(c)));
-    if text.chars().count() <= pair_limit {
-        for (i, &a) in cuts.iter().enumerate() {
-            splittings.extend(cuts[i + 1..].iter().map(|&b| Splitting::Pair(a, b)));
-        }
-    }
-    splittings
 }
 
 /// `count` seeded random multi-cuts of `text`: each a sorted set of 1 to 8 cut points.
@@ -228,7 +198,9 @@ impl SplitMix64 {
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a: a stable 64-bit hash (the same on every platform and release, unlike
+/// `DefaultHasher`), for seeds and names derived from text.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
@@ -247,20 +219,13 @@ mod tests {
     #[test]
     fn every_splitting_concatenates_back() {
         let text = "a😀\r\n```tool\n";
-        for splitting in exhaustive(text, 64) {
+        for chunking in exhaustive(text, 64) {
             assert_eq!(
-                chunks_at(text, &splitting.cuts(text)).concat(),
+                chunks_at(text, &chunking.cuts).concat(),
                 text,
-                "{splitting:?}"
+                "{chunking:?}"
             );
         }
-    }
-
-    #[test]
-    fn counts_the_pairs() {
-        // 4 chars: whole, per-char, 3 single cuts, 3 pairs.
-        assert_eq!(exhaustive("abcd", 64).len(), 8);
-        assert_eq!(exhaustive("abcd", 3).len(), 5);
     }
 
     #[test]

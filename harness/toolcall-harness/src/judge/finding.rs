@@ -1,0 +1,322 @@
+//! What judging produces: a [`Finding`] per failing replay (one root cause, its verdicts
+//! together, its diff once), and a [`CaseReport`] per case that keeps one finding per distinct
+//! list of verdicts and counts replays per kind of chunking.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use super::{Layer, Verdict};
+use crate::event::Event;
+use crate::split::{ChunkSpec, Chunking, SplitKind};
+
+/// One failing replay: everything it showed, and how to replay it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Every verdict the replay earned, in [`Verdict::ALL`] order.
+    pub verdicts: Vec<Verdict>,
+    /// Conformance (the whole stream shows it) or streaming.
+    pub layer: Layer,
+    /// The chunking's label (`whole`, `cut@12`, `per-char`, `random#3`, …).
+    pub splitting: String,
+    /// The chunking's kind.
+    #[serde(serialize_with = "serialize_kind")]
+    pub kind: SplitKind,
+    /// The chunk vector: `tch run --chunks` replays exactly this.
+    pub chunks: ChunkSpec,
+    /// One line per verdict saying what it saw.
+    pub detail: String,
+    /// A labelled unified diff of the two event lists (or contracts) compared; empty when
+    /// nothing was compared (a crash).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub diff: String,
+    /// The candidate's raw events in this replay, as it sent them. `report.json` holds each
+    /// as its JSON line (a string): a call's input may nest 127 levels (`specs/protocol.md`
+    /// P1.2), past what readers with a recursion limit accept inside a report.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "serialize_as_lines"
+    )]
+    pub events: Vec<Event>,
+}
+
+fn serialize_as_lines<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(events.iter().map(Event::to_json_line))
+}
+
+fn serialize_kind<S: serde::Serializer>(kind: &SplitKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.name())
+}
+
+impl Finding {
+    /// A finding of `verdicts` (sorted here) on `chunking` of `stream`, each verdict with its
+    /// detail.
+    pub fn new(stream: &str, chunking: &Chunking, found: Vec<(Verdict, String)>) -> Finding {
+        let mut found = found;
+        found.sort_by_key(|(verdict, _)| *verdict);
+        let verdicts: Vec<Verdict> = found.iter().map(|(v, _)| *v).collect();
+        let detail = found
+            .iter()
+            .map(|(verdict, detail)| format!("{verdict}: {detail}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Finding {
+            layer: Layer::of(&verdicts, chunking.is_whole()),
+            verdicts,
+            splitting: chunking.label.clone(),
+            kind: chunking.kind,
+            chunks: chunking.spec(stream),
+            detail,
+            diff: String::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// The same finding with `diff`.
+    pub fn with_diff(mut self, diff: String) -> Finding {
+        self.diff = diff;
+        self
+    }
+
+    /// The chunk vector a replay command needs: none for the whole stream, which every
+    /// replay runs first anyway.
+    pub fn replay_chunks(&self) -> Option<&ChunkSpec> {
+        (self.kind != SplitKind::Whole).then_some(&self.chunks)
+    }
+
+    /// Whether it carries `verdict`.
+    pub fn has(&self, verdict: Verdict) -> bool {
+        self.verdicts.contains(&verdict)
+    }
+
+    /// The verdicts' names joined by `, `.
+    pub fn verdict_names(&self) -> String {
+        self.verdicts
+            .iter()
+            .map(|v| v.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} ({}) under {}, chunks {}:",
+            self.verdict_names(),
+            self.layer,
+            self.splitting,
+            self.chunks
+        )?;
+        for line in self.detail.lines() {
+            writeln!(f, "  {line}")?;
+        }
+        f.write_str(&self.diff)
+    }
+}
+
+/// How a case ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Every replay passed.
+    Passed,
+    /// Some replay failed, not as `--expect-fail` says.
+    Failed,
+    /// Failed exactly as `--expect-fail` says.
+    KnownFailure,
+    /// Listed in `--expect-fail` but passed: fails the run until the entry is removed.
+    Fixed,
+    /// The candidate does not speak the case's dialect.
+    NotApplicable,
+    /// Not run (the candidate was restarted too often).
+    Skipped,
+}
+
+impl Status {
+    /// Whether the case was judged: it ran, and passed or failed.
+    pub fn judged(self) -> bool {
+        matches!(
+            self,
+            Status::Passed | Status::Failed | Status::KnownFailure | Status::Fixed
+        )
+    }
+
+    /// Whether it fails the run.
+    pub fn fails_the_run(self) -> bool {
+        matches!(self, Status::Failed | Status::Fixed)
+    }
+}
+
+/// Replays of one kind of chunking that passed and failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Replays with no finding.
+    pub passed: usize,
+    /// Replays with a finding (kept or not).
+    pub failed: usize,
+}
+
+/// Everything learned about one case.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseReport {
+    /// The case id (`DIALECT/NAME`, `definitions/NAME.tool.md`).
+    pub case: String,
+    /// The case's dialect (`definitions` for definition cases).
+    pub dialect: String,
+    /// How it ended.
+    pub status: Status,
+    /// One finding per distinct list of verdicts: the first replay that showed it (for
+    /// streaming findings, the one with the fewest chunks).
+    pub findings: Vec<Finding>,
+    /// Replays run.
+    pub replays: usize,
+    /// Per kind of chunking, replays that passed and failed.
+    pub tally: BTreeMap<&'static str, Tally>,
+    /// Wall time spent on the case.
+    pub seconds: f64,
+    /// The stream replayed (or the definition's text).
+    pub stream: String,
+    /// The most text bytes the candidate held back beyond what the reference had released,
+    /// after any `sync`.
+    pub max_extra_held_bytes: usize,
+    /// What else the reader should know (a stopped case, a fixed entry).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl CaseReport {
+    /// A report that has passed so far.
+    pub fn new(case: &str, dialect: &str, stream: &str) -> CaseReport {
+        CaseReport {
+            case: case.to_owned(),
+            dialect: dialect.to_owned(),
+            status: Status::Passed,
+            findings: Vec::new(),
+            replays: 0,
+            tally: BTreeMap::new(),
+            seconds: 0.0,
+            stream: stream.to_owned(),
+            max_extra_held_bytes: 0,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Counts one replay of `kind`, and keeps its finding if it adds anything.
+    pub fn record(&mut self, kind: SplitKind, finding: Option<Finding>) {
+        self.replays += 1;
+        let tally = self.tally.entry(kind.name()).or_default();
+        match finding {
+            None => tally.passed += 1,
+            Some(finding) => {
+                tally.failed += 1;
+                self.add(finding);
+            }
+        }
+    }
+
+    /// Whether a finding with these verdicts and `chunks` chunks would be kept: none with the
+    /// same verdicts yet, or only one with more chunks.
+    pub fn would_keep(&self, verdicts: &[Verdict], chunks: usize) -> bool {
+        match self.findings.iter().find(|f| f.verdicts == verdicts) {
+            None => true,
+            Some(old) => chunks < old.chunks.len(&self.stream),
+        }
+    }
+
+    /// Keeps `new` if it adds anything (see [`CaseReport::would_keep`]), failing the case.
+    pub fn add(&mut self, new: Finding) {
+        let chunks = new.chunks.len(&self.stream);
+        if !self.would_keep(&new.verdicts, chunks) {
+            return;
+        }
+        match self
+            .findings
+            .iter_mut()
+            .find(|f| f.verdicts == new.verdicts)
+        {
+            // Only a streaming finding can be shown under fewer chunks.
+            Some(old) if new.layer == Layer::Streaming => *old = new,
+            Some(_) => {}
+            None => self.findings.push(new),
+        }
+        self.status = Status::Failed;
+    }
+
+    /// Every verdict of every finding, once each, in [`Verdict::ALL`] order.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let mut all: Vec<Verdict> = self
+            .findings
+            .iter()
+            .flat_map(|f| f.verdicts.iter().copied())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(verdicts: &[Verdict], chunking: &Chunking) -> Finding {
+        Finding::new(
+            "abcd",
+            chunking,
+            verdicts.iter().map(|&v| (v, String::new())).collect(),
+        )
+    }
+
+    #[test]
+    fn one_finding_per_verdict_list_with_the_fewest_chunks() {
+        let mut report = CaseReport::new("hermes/x", "hermes", "abcd");
+        let whole = Chunking::whole();
+        let per_char = Chunking::new(SplitKind::PerChar, "per-char", vec![1, 2, 3]);
+        let cut = Chunking::new(SplitKind::Single, "cut@2", vec![2]);
+        report.record(
+            SplitKind::Whole,
+            Some(finding(&[Verdict::LostText], &whole)),
+        );
+        report.record(
+            SplitKind::PerChar,
+            Some(finding(
+                &[Verdict::ChunkDependent, Verdict::MissingCall],
+                &per_char,
+            )),
+        );
+        report.record(
+            SplitKind::Single,
+            Some(finding(
+                &[Verdict::MissingCall, Verdict::ChunkDependent],
+                &cut,
+            )),
+        );
+        report.record(SplitKind::Single, None);
+        assert_eq!(report.status, Status::Failed);
+        assert_eq!(report.findings.len(), 2);
+        assert_eq!(report.findings[0].layer, Layer::Conformance);
+        assert_eq!(report.findings[1].splitting, "cut@2");
+        assert_eq!(report.findings[1].layer, Layer::Streaming);
+        assert_eq!(
+            report.tally["single"],
+            Tally {
+                passed: 1,
+                failed: 1
+            }
+        );
+        assert_eq!(report.replays, 4);
+        assert_eq!(
+            report.verdicts(),
+            [
+                Verdict::ChunkDependent,
+                Verdict::LostText,
+                Verdict::MissingCall
+            ]
+        );
+    }
+}

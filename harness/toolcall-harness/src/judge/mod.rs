@@ -1,0 +1,28 @@
+//! The one judge (`specs/runner.md`): every replay, of the reference or of a candidate, in
+//! `tch run`, `tch fuzz`, `tch corpus`, the corpus tests, proptest and cargo-fuzz, is judged
+//! here and comes out as the same [`Finding`]s.
+//!
+//! - [`verdict`]: the names of the ways to fail, and the two layers (conformance, streaming);
+//! - [`finding`]: a finding per failing replay, a report per case;
+//! - [`grammar`]: the event grammar every candidate's events must follow;
+//! - [`conformance`]: comparable events, and the verdicts that name how output differs;
+//! - [`diff`]: the one labelled diff;
+//! - [`replay`]: judging a candidate's replays of one stream (chunk-dependence, flakiness);
+//! - [`reference`]: judging the reference, whose spans make eagerness and conservation exact.
+
+pub mod conformance;
+pub mod diff;
+pub mod expect;
+pub mod finding;
+pub mod grammar;
+pub mod reference;
+pub mod replay;
+pub mod verdict;
+
+pub use conformance::{comparable, conformance};
+pub use diff::Sides;
+pub use expect::Expectations;
+pub use finding::{CaseReport, Finding, Status, Tally};
+pub use reference::check_reference;
+pub use replay::{StreamJudge, verdict_of};
+pub use verdict::{Layer, Verdict};

@@ -1,0 +1,66 @@
+//! `junit.xml`: one test suite per dialect, one test case per case, every finding inside its
+//! failure. `n/a` cases are left out unless asked for: a CI page full of skipped cases hides
+//! the ones that ran.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::{ReportOptions, RunReport, status_name};
+use crate::judge::{CaseReport, Status};
+
+/// The report as JUnit XML.
+pub fn render(
+    report: &RunReport,
+    options: &ReportOptions,
+) -> Result<String, quick_junit::SerializeError> {
+    let mut junit = Report::new("tch");
+    junit.set_time(Duration::from_secs_f64(report.summary.seconds));
+    for dialect in report.dialects() {
+        let mut suite = TestSuite::new(dialect);
+        for case in report.cases.iter().filter(|c| c.dialect == dialect) {
+            if case.status == Status::NotApplicable && !options.junit_not_applicable {
+                continue;
+            }
+            let status = match case.status {
+                Status::Passed => TestCaseStatus::success(),
+                Status::NotApplicable | Status::Skipped | Status::KnownFailure => {
+                    let mut skipped = TestCaseStatus::skipped();
+                    skipped.set_message(status_name(case.status));
+                    skipped
+                }
+                Status::Failed | Status::Fixed => {
+                    let mut failure = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let verdicts: Vec<&str> = case.verdicts().iter().map(|v| v.name()).collect();
+                    failure.set_message(if case.status == Status::Fixed {
+                        "fixed: remove it from --expect-fail".to_owned()
+                    } else {
+                        verdicts.join(", ")
+                    });
+                    failure.set_type(verdicts.first().copied().unwrap_or("fixed"));
+                    failure.set_description(describe(case));
+                    failure
+                }
+            };
+            let mut test_case = TestCase::new(case.case.clone(), status);
+            test_case.set_classname(format!("tch.{dialect}"));
+            test_case.set_time(Duration::from_secs_f64(case.seconds));
+            suite.add_test_case(test_case);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit.to_string()
+}
+
+/// A case's findings as plain text (the failure's body).
+fn describe(case: &CaseReport) -> String {
+    let mut text = String::new();
+    for finding in &case.findings {
+        let _ = write!(text, "{finding}");
+    }
+    for note in &case.notes {
+        let _ = writeln!(text, "note: {note}");
+    }
+    text
+}

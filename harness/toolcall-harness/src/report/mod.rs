@@ -1,0 +1,191 @@
+//! What `tch run` tells people and CI (`specs/runner.md` §5), one renderer per format:
+//! [`json`] (`report.json`, everything), [`junit`] (`junit.xml`), [`markdown`] (`summary.md`,
+//! fit for a CI job summary) and [`terminal`] (failures as they are printed), and [`replay`],
+//! the one type behind every replay command. The engine produces [`CaseReport`]s; nothing here
+//! judges.
+
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod replay;
+pub mod terminal;
+
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use replay::{Replay, shell_quote};
+
+use crate::judge::{CaseReport, Layer, Status, Verdict};
+
+/// The whole run, as `report.json` holds it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    /// `report.json` schema version.
+    pub schema: u32,
+    /// The `tch` that wrote it.
+    pub tch_version: &'static str,
+    /// Who was judged.
+    pub candidate: CandidateInfo,
+    /// The random cuts' seed.
+    pub seed: u64,
+    /// The kinds of chunking replayed.
+    pub splits: Vec<String>,
+    /// The counts.
+    pub summary: Summary,
+    /// One report per case.
+    pub cases: Vec<CaseReport>,
+}
+
+/// The candidate, as its argv and hello describe it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateInfo {
+    /// The command run.
+    pub argv: Vec<String>,
+    /// Its hello's name.
+    pub name: String,
+    /// Its hello's dialects.
+    pub dialects: Vec<String>,
+}
+
+/// The counts of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// Cases that passed.
+    pub passed: usize,
+    /// Failed unexpectedly, or fixed while listed as a known failure.
+    pub failed: usize,
+    /// Not applicable, known failures and cases not run.
+    pub skipped: usize,
+    /// Cases that failed as `--expect-fail` says.
+    pub known_failures: usize,
+    /// Stream cases judged (passed, failed, known or fixed): a run that judged none did not
+    /// test anything.
+    pub stream_cases_judged: usize,
+    /// Findings of failing cases in the conformance layer.
+    pub conformance_findings: usize,
+    /// Findings of failing cases in the streaming layer.
+    pub streaming_findings: usize,
+    /// Replays run.
+    pub replays: usize,
+    /// Wall time of the run.
+    pub seconds: f64,
+    /// Replays per second.
+    pub replays_per_second: f64,
+}
+
+impl Summary {
+    /// The counts of `cases`, run in `elapsed`.
+    pub fn of(cases: &[CaseReport], elapsed: Duration) -> Summary {
+        let mut summary = Summary::default();
+        for case in cases {
+            summary.replays += case.replays;
+            if case.status.judged() && case.dialect != "definitions" {
+                summary.stream_cases_judged += 1;
+            }
+            match case.status {
+                Status::Passed => summary.passed += 1,
+                Status::Failed | Status::Fixed => summary.failed += 1,
+                Status::KnownFailure => {
+                    summary.known_failures += 1;
+                    summary.skipped += 1;
+                }
+                Status::NotApplicable | Status::Skipped => summary.skipped += 1,
+            }
+            if case.status == Status::Failed {
+                for finding in &case.findings {
+                    match finding.layer {
+                        Layer::Conformance => summary.conformance_findings += 1,
+                        Layer::Streaming => summary.streaming_findings += 1,
+                    }
+                }
+            }
+        }
+        summary.seconds = elapsed.as_secs_f64();
+        summary.replays_per_second = if summary.seconds > 0.0 {
+            summary.replays as f64 / summary.seconds
+        } else {
+            0.0
+        };
+        summary
+    }
+
+    /// The closing line: `N passed, N failed, N skipped`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.passed, self.failed, self.skipped
+        )
+    }
+
+    /// The layers of the failing cases' findings: `3 conformance, 5 streaming findings`.
+    pub fn layers(&self) -> String {
+        format!(
+            "{} conformance, {} streaming findings",
+            self.conformance_findings, self.streaming_findings
+        )
+    }
+}
+
+/// What the written reports leave out or keep.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// Keep `n/a` cases in `junit.xml` (as skipped test cases).
+    pub junit_not_applicable: bool,
+}
+
+impl RunReport {
+    /// Writes `report.json`, `junit.xml` and `summary.md` into `dir` (created if needed).
+    pub fn write(&self, dir: &Path, replay: &Replay, options: &ReportOptions) -> io::Result<()> {
+        fs::create_dir_all(dir)?;
+        fs::write(dir.join("report.json"), json::render(self)?)?;
+        fs::write(
+            dir.join("junit.xml"),
+            junit::render(self, options).map_err(io::Error::other)?,
+        )?;
+        fs::write(dir.join("summary.md"), markdown::render(self, replay))?;
+        Ok(())
+    }
+
+    /// The dialects of the cases, in order of first appearance.
+    pub fn dialects(&self) -> Vec<&str> {
+        let mut dialects: Vec<&str> = Vec::new();
+        for case in &self.cases {
+            if !dialects.contains(&case.dialect.as_str()) {
+                dialects.push(&case.dialect);
+            }
+        }
+        dialects
+    }
+
+    /// The verdicts any failing case has, in [`Verdict::ALL`] order.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let mut all: Vec<Verdict> = self
+            .cases
+            .iter()
+            .filter(|c| c.status.fails_the_run())
+            .flat_map(|c| c.verdicts())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+}
+
+/// How a status reads in reports.
+pub fn status_name(status: Status) -> &'static str {
+    match status {
+        Status::Passed => "passed",
+        Status::Failed => "failed",
+        Status::KnownFailure => "known failure (--expect-fail)",
+        Status::Fixed => "fixed: listed in --expect-fail but passes",
+        Status::NotApplicable => "n/a: the candidate does not speak this dialect",
+        Status::Skipped => "skipped: the candidate was restarted too often",
+    }
+}

@@ -1,0 +1,102 @@
+//! Failures as `tch run` prints them: per failing case its verdicts and layers, then each
+//! finding once with its detail, its labelled diff (coloured on a terminal) and the command
+//! that replays it.
+
+use std::io::{self, Write};
+
+use super::Replay;
+use crate::judge::{CaseReport, Finding, Verdict};
+
+/// How to print.
+#[derive(Debug, Clone, Default)]
+pub struct TerminalOptions {
+    /// Paint diffs (on a terminal, unless `NO_COLOR`).
+    pub colour: bool,
+    /// Print only cases and findings with one of these verdicts (all when empty).
+    pub verdicts: Vec<Verdict>,
+    /// At most this many findings per case (the rest are in `report.json`).
+    pub findings_per_case: usize,
+}
+
+/// Prints every case that fails the run, as `options` say.
+pub fn print_failures(
+    out: &mut dyn Write,
+    reports: &[CaseReport],
+    replay: &Replay,
+    options: &TerminalOptions,
+) -> io::Result<()> {
+    let shown = |finding: &Finding| {
+        options.verdicts.is_empty()
+            || finding
+                .verdicts
+                .iter()
+                .any(|v| options.verdicts.contains(v))
+    };
+    for report in reports.iter().filter(|r| r.status.fails_the_run()) {
+        let findings: Vec<&Finding> = report.findings.iter().filter(|f| shown(f)).collect();
+        if findings.is_empty() && !(options.verdicts.is_empty()) {
+            continue;
+        }
+        let verdicts: Vec<&str> = report.verdicts().iter().map(|v| v.name()).collect();
+        let mut layers: Vec<&str> = report.findings.iter().map(|f| f.layer.name()).collect();
+        layers.sort_unstable();
+        layers.dedup();
+        if verdicts.is_empty() {
+            writeln!(out, "FAIL {} [fixed]", report.case)?;
+        } else {
+            writeln!(
+                out,
+                "FAIL {} [{}] ({})",
+                report.case,
+                verdicts.join(", "),
+                layers.join(", ")
+            )?;
+        }
+        let limit = options.findings_per_case.max(1);
+        for finding in findings.iter().take(limit) {
+            print_finding(out, finding, options.colour)?;
+            writeln!(
+                out,
+                "  replay: {}",
+                replay.command(&report.case, finding.replay_chunks())
+            )?;
+        }
+        if findings.len() > limit {
+            writeln!(
+                out,
+                "  … {} more findings in report.json",
+                findings.len() - limit
+            )?;
+        }
+        for note in &report.notes {
+            writeln!(out, "  note: {note}")?;
+        }
+    }
+    Ok(())
+}
+
+fn print_finding(out: &mut dyn Write, finding: &Finding, colour: bool) -> io::Result<()> {
+    writeln!(
+        out,
+        "  {} ({}) under {}, chunks {}:",
+        finding.verdict_names(),
+        finding.layer,
+        finding.splitting,
+        finding.chunks
+    )?;
+    for line in finding.detail.lines() {
+        writeln!(out, "    {line}")?;
+    }
+    for line in finding.diff.lines() {
+        let painted = match line.chars().next() {
+            Some('+') if colour && !line.starts_with("+++") => format!("\x1b[32m{line}\x1b[0m"),
+            Some('-') if colour && !line.starts_with("---") => format!("\x1b[31m{line}\x1b[0m"),
+            Some(' ') if colour && line.starts_with("  first difference") => {
+                format!("\x1b[1m{line}\x1b[0m")
+            }
+            _ => line.to_owned(),
+        };
+        writeln!(out, "      {painted}")?;
+    }
+    Ok(())
+}
