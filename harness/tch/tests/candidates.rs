@@ -2,14 +2,14 @@
 //! templates, every buggy example (each caught with its verdicts), and hostile candidates that
 //! must never hang or crash `tch`.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{root, stdout, tch};
 
 /// Runs `tch run ARGS` with a fresh report folder; returns the output and the verdicts found.
 fn tch_run(name: &str, args: &[&str]) -> (Output, BTreeSet<String>) {
@@ -37,10 +37,6 @@ fn tch_run(name: &str, args: &[&str]) -> (Output, BTreeSet<String>) {
         }
     }
     (output, verdicts)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// Fewer splittings than the default, so the suite stays fast: every kind, thinned.
@@ -342,15 +338,6 @@ fn expect_fail_is_a_ratchet() {
     let (third, _) = tch_run("ratchet-3", &args);
     assert_eq!(third.status.code(), Some(1));
     assert!(stdout(&third).contains("[fixed]"), "{}", stdout(&third));
-}
-
-/// `tch run ARGS` in the repository, without a report folder of its own.
-fn tch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tch"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("tch runs")
 }
 
 /// The report.json `tch_run` wrote for `name`.

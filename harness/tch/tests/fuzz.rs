@@ -2,24 +2,13 @@
 //! example within a bounded, seeded budget, shrinks it to a few dozen chars, and writes a case
 //! whose replay fails the same way.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::process::Output;
 
-fn tch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tch"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("tch runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{stdout, tch};
 
 #[test]
 fn tch_fuzz_finds_nothing_in_the_reference() {

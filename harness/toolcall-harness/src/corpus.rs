@@ -13,7 +13,9 @@ use crate::definitions::Kind;
 use crate::dialect::{Dialect, UnknownDialect};
 use crate::event::{Event, ReadError};
 
+/// The extension of a case's stream file (`NAME.stream`).
 pub const STREAM_EXTENSION: &str = "stream";
+/// The suffix of a case's expected events file (`NAME.events.jsonl`).
 pub const EXPECTED_SUFFIX: &str = ".events.jsonl";
 
 /// Which cases a command runs: `--corpus DIR` (default: the corpus built into `tch`),
@@ -73,10 +75,13 @@ impl Selection {
 /// One spec case: a stream and the events a conforming parser emits for it.
 #[derive(Debug, Clone)]
 pub struct Case {
+    /// The dialect, from the case's folder.
     pub dialect: Dialect,
     /// `DIALECT/NAME`, as reports and `--case` globs spell it.
     pub id: String,
+    /// The stream, as the model wrote it.
     pub stream: String,
+    /// The events a conforming parser emits for it, reasoned by hand.
     pub expected: Vec<Event>,
 }
 
@@ -85,7 +90,9 @@ pub struct Case {
 pub struct DefinitionCase {
     /// `definitions/NAME.tool.md`.
     pub id: String,
+    /// A tool or a skill.
     pub kind: Kind,
+    /// The definition file's text.
     pub text: String,
     /// The expected contract; `None` when the definition must be refused.
     pub expected: Option<Value>,
@@ -97,26 +104,50 @@ pub const DEFINITIONS_FOLDER: &str = "definitions";
 /// A case that cannot be loaded.
 #[derive(Debug, Error)]
 pub enum CorpusError {
+    /// A file could not be read.
     #[error("{path}: {error}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// A file is not UTF-8.
     #[error("{path}: not valid UTF-8")]
-    NotUtf8 { path: PathBuf },
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A case's folder is not a dialect's name.
     #[error("{path}: the folder must be a dialect name: {error}")]
     Dialect {
+        /// The file.
         path: PathBuf,
+        /// The unknown name.
         error: UnknownDialect,
     },
+    /// A definition case has neither or both expectation files.
     #[error("{path}: needs exactly one of NAME.json (a contract) and NAME.error")]
-    NoExpectation { path: PathBuf },
+    NoExpectation {
+        /// The definition file.
+        path: PathBuf,
+    },
+    /// A definition case's `.json` is not JSON.
     #[error("{path}: not a JSON contract: {error}")]
-    BadContract { path: PathBuf, error: String },
+    BadContract {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: String,
+    },
+    /// A line of an expected events file is not an event.
     #[error("{path}:{line}: {error}")]
     Expected {
+        /// The file.
         path: PathBuf,
+        /// The line (from 1).
         line: usize,
+        /// Why.
         error: ReadError,
     },
 }

@@ -10,36 +10,61 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Event {
+    /// `text-delta`: a piece of the reply's plain text, outside any call, in stream order.
     TextDelta {
+        /// The text.
         delta: String,
     },
+    /// `tool-input-start`: a call's input begins to stream (optional).
     #[serde(rename_all = "camelCase")]
     ToolInputStart {
+        /// The call's id, the `toolCallId` of its `tool-call`.
         id: String,
+        /// The name of the tool called.
         tool_name: String,
     },
+    /// `tool-input-delta`: a piece of the source text of that input (optional).
     ToolInputDelta {
+        /// The id of the call whose input this is.
         id: String,
+        /// The piece of input text.
         delta: String,
     },
+    /// `tool-input-end`: that input is complete (optional).
     ToolInputEnd {
+        /// The id of the call whose input ends.
         id: String,
     },
+    /// `tool-call`: a recognised call, exactly one per call.
     ToolCall(ToolCall),
+    /// `tool-result`: a call's recorded output.
     #[serde(rename_all = "camelCase")]
     ToolResult {
+        /// The id of the call this is the output of.
         tool_call_id: String,
+        /// The name of the tool called; `""` when read from a UI-stream part that omits it
+        /// (`specs/events.md` §2).
         tool_name: String,
+        /// The output, any JSON value.
         output: Value,
     },
+    /// `tool-error`: a call's recorded failure.
     #[serde(rename_all = "camelCase")]
     ToolError {
+        /// The id of the call that failed.
         tool_call_id: String,
+        /// The name of the tool called; `""` when read from a UI-stream part that omits it
+        /// (`specs/events.md` §2).
         tool_name: String,
+        /// The failure's message.
         error_text: String,
     },
+    /// `error`: a block that is not a valid call (malformed, or still open at the end of the
+    /// stream). It comes before the block's text, which still comes out as text
+    /// (`specs/streaming.md` C4, C5).
     #[serde(rename_all = "camelCase")]
     Error {
+        /// Why; a reference dialect's message starts with its spec's fixed phrase.
         error_text: String,
     },
 }
@@ -48,8 +73,13 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
+    /// The call's id: the one its source names, else one the parser generates (`tool-call-N`,
+    /// `specs/streaming.md` C7). Unique within a stream (C7.1).
     pub tool_call_id: String,
+    /// The name of the tool called.
     pub tool_name: String,
+    /// The call's parameters, a JSON value (an object for every reference dialect). AI SDK v5
+    /// names it `input`, not `args`.
     pub input: Value,
     /// Source fields the dialect does not recognise; kept, not compared by default.
     #[serde(skip_serializing_if = "Map::is_empty")]
@@ -57,6 +87,7 @@ pub struct ToolCall {
 }
 
 impl Event {
+    /// A `text-delta` of `delta`.
     pub fn text(delta: impl Into<String>) -> Event {
         Event::TextDelta {
             delta: delta.into(),
@@ -77,6 +108,7 @@ impl Event {
         })
     }
 
+    /// An `error` event with `error_text`.
     pub fn error(error_text: impl Into<String>) -> Event {
         Event::Error {
             error_text: error_text.into(),
@@ -110,8 +142,8 @@ impl Event {
         Event::from_value(value)
     }
 
-    /// Reads one event from a parsed JSON value; `Ok(None)` for bracketing parts that carry
-    /// nothing (`text-start`, `text-end`).
+    /// Reads one event from a parsed JSON value; bracketing parts that carry nothing
+    /// (`text-start`, `text-end`) are [`ReadError::NoContent`].
     pub fn from_value(value: Value) -> Result<Event, ReadError> {
         Event::read(value)?.ok_or(ReadError::NoContent)
     }
@@ -169,30 +201,59 @@ impl Event {
 /// Why a JSON line is not an event `tch` understands.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ReadError {
+    /// The line is not JSON (serde_json's message).
     #[error("not JSON: {0}")]
     NotJson(String),
+    /// The JSON value is not an object.
     #[error("an event must be a JSON object")]
     NotObject,
+    /// The object has no `type`, or one that is not a string.
     #[error("an event needs a string \"type\"")]
     MissingType,
+    /// The `type` names no event `tch` reads (`specs/events.md` §2); the type as written.
     #[error("unknown event type \"{0}\"")]
     UnknownType(String),
+    /// A `text-start` or `text-end` where an event is needed ([`Event::from_value`];
+    /// [`Event::read`] reads them as `None`).
     #[error("text-start and text-end carry no content")]
     NoContent,
+    /// A required field is absent.
     #[error("{kind} needs a field \"{field}\"")]
-    MissingField { kind: String, field: &'static str },
+    MissingField {
+        /// The event's `type`.
+        kind: String,
+        /// The field, by its first accepted name.
+        field: &'static str,
+    },
+    /// A field has the wrong JSON type.
     #[error("{kind}: field \"{field}\" must be {expected}")]
     WrongType {
+        /// The event's `type`.
         kind: String,
+        /// The field, as the event spells it.
         field: &'static str,
+        /// What the field must be (`a string`).
         expected: &'static str,
     },
+    /// A `tool-call` (or `tool-input-available`) with no `input` but an `args`, `arguments` or
+    /// `params` field: seed 002's classic mistake (`specs/events.md` §2).
     #[error(
         "{kind} carries \"{field}\" instead of \"input\" (AI SDK v5 names a call's parameters \"input\")"
     )]
-    MisnamedInput { kind: String, field: &'static str },
+    MisnamedInput {
+        /// The event's `type`.
+        kind: String,
+        /// The misnamed field.
+        field: &'static str,
+    },
+    /// A call's `input` is a string that does not parse as JSON.
     #[error("{kind}: \"input\" is a string but not JSON: {reason}")]
-    InputNotJson { kind: String, reason: String },
+    InputNotJson {
+        /// The event's `type`.
+        kind: String,
+        /// serde_json's message.
+        reason: String,
+    },
 }
 
 /// Field access on one event object, with errors that name the event type and the field.
@@ -238,6 +299,9 @@ impl Fields<'_> {
         let tool_call_id = self.string(&["toolCallId"])?;
         let tool_name = self.string(&["toolName"])?;
         let input = match self.object.remove("input") {
+            // The AI SDK reads an empty or blank input text as `{}`: a call without arguments
+            // (`specs/events.md` §2).
+            Some(Value::String(text)) if text.trim().is_empty() => Value::Object(Map::new()),
             Some(Value::String(text)) => {
                 serde_json::from_str(&text).map_err(|e| ReadError::InputNotJson {
                     kind: self.kind.to_owned(),
@@ -398,6 +462,12 @@ mod tests {
             read(r#"{"type":"tool-call","toolCallId":"c","toolName":"t","input":"{\"a\":[1]}"}"#)
                 .map(|e| e.to_json_line()),
             Ok(r#"{"type":"tool-call","toolCallId":"c","toolName":"t","input":{"a":[1]}}"#.into())
+        );
+        assert_eq!(
+            read(r#"{"type":"tool-call","toolCallId":"c","toolName":"t","input":" "}"#)
+                .map(|e| e.to_json_line()),
+            Ok(r#"{"type":"tool-call","toolCallId":"c","toolName":"t","input":{}}"#.into()),
+            "an empty input text is a call without arguments"
         );
         assert!(matches!(
             read(r#"{"type":"tool-call","toolCallId":"c","toolName":"t","input":"{oops"}"#),

@@ -28,6 +28,7 @@ pub mod event;
 pub mod fuzz;
 pub mod glob;
 pub mod judge;
+mod named;
 pub mod normalize;
 pub mod parser;
 pub mod protocol;

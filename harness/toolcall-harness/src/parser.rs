@@ -23,7 +23,9 @@ pub trait StreamParser {
 /// What one run of a parser over a chunked stream produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
+    /// Every event, from every `push` and the `finish`, in order.
     pub events: Vec<Event>,
+    /// The parser's [`StreamParser::call_spans`] after `finish`.
     pub call_spans: Vec<Range<usize>>,
 }
 

@@ -9,7 +9,10 @@ use thiserror::Error;
 
 /// One callable tool.
 pub struct Tool {
+    /// The name calls use, matched exactly (`specs/definitions.md` D3.7); unique within a
+    /// registry.
     pub name: String,
+    /// What the tool does (sent to candidates in `begin`).
     pub description: String,
     /// A JSON Schema for the call's input (`type: object`, `properties`, `required`).
     pub input_schema: Value,
@@ -74,10 +77,18 @@ impl Tool {
 /// Why a registry cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RegistryError {
+    /// A tool's input schema is not itself valid JSON Schema.
     #[error("tool {tool}: its input schema is not valid JSON Schema: {reason}")]
-    InvalidSchema { tool: String, reason: String },
+    InvalidSchema {
+        /// The tool's name.
+        tool: String,
+        /// What the schema compiler says is wrong.
+        reason: String,
+    },
+    /// A tool's name is not 1–64 of `A-Za-z0-9_-` (`specs/definitions.md` D3.7); the name.
     #[error("tool name {0:?} is not 1 to 64 letters, digits, `_` or `-`")]
     InvalidName(String),
+    /// Two tools of one registry have the same name (D10.3); the name.
     #[error("tool {0} is defined twice")]
     Duplicate(String),
 }
@@ -89,6 +100,7 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// A registry of `tools`, in the order given; two tools with one name are refused.
     pub fn new(tools: Vec<Tool>) -> Result<Registry, RegistryError> {
         for (i, tool) in tools.iter().enumerate() {
             if tools[..i].iter().any(|t| t.name == tool.name) {
@@ -98,10 +110,12 @@ impl Registry {
         Ok(Registry { tools })
     }
 
+    /// The tool named exactly `name`, if any.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// Every tool, in the order the registry was built with.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }

@@ -15,7 +15,6 @@ use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::fuzz::{FuzzFailure, FuzzOptions, FuzzStats, fuzz};
-use toolcall_harness::judge::Expectations;
 use toolcall_harness::report::Replay;
 
 use super::args::{CandidateArgs, SelectionArgs, dialect_parser};
@@ -87,10 +86,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     if !(args.seconds >= 0.0 && args.seconds.is_finite()) {
         bail!("--seconds must be a number of seconds");
     }
-    let expectations = match &args.expect_fail {
-        Some(path) => read_expectations(path)?,
-        None => Expectations::default(),
-    };
+    let expectations = read_expectations(args.expect_fail.as_deref())?;
     let seeds: Vec<String> = args
         .selection
         .selection(&[args.dialect])

@@ -2,7 +2,7 @@
 //! protocol; print failures with diffs and replay commands; write reports.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -105,10 +105,7 @@ const DEFAULT_TIMEOUT: f64 = 5.0;
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let argv = args.candidate.argv()?;
     let limits = args.candidate.limits(DEFAULT_TIMEOUT)?;
-    let expectations = match &args.expect_fail {
-        Some(path) => read_expectations(path)?,
-        None => Expectations::default(),
-    };
+    let expectations = read_expectations(args.expect_fail.as_deref())?;
     let selection = args.selection.selection(&args.dialect);
     let cases = selection.stream_cases()?;
     let definition_cases = selection.definition_cases()?;
@@ -132,7 +129,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get().min(8))),
         splits: SplitOptions {
             kinds: if args.splits.is_empty() {
-                SplitKind::DEFAULT.to_vec()
+                SplitKind::defaults()
             } else {
                 args.splits.clone()
             },
@@ -257,10 +254,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     })
 }
 
-pub(super) fn read_expectations(path: &PathBuf) -> Result<Expectations> {
+/// The `--expect-fail` file's known failures; none without one.
+pub(super) fn read_expectations(path: Option<&Path>) -> Result<Expectations> {
+    let Some(path) = path else {
+        return Ok(Expectations::default());
+    };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(Expectations::parse(&text).with_context(|| path.display().to_string())?)
+    Expectations::parse(&text).with_context(|| path.display().to_string())
 }
 
 fn progress_bar(len: usize) -> ProgressBar {

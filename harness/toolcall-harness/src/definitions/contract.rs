@@ -10,7 +10,9 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// A tool: a `NAME.tool.md` file.
     Tool,
+    /// A skill: a `NAME.skill.md` file.
     Skill,
 }
 
@@ -31,11 +33,17 @@ impl Kind {
 /// The JSON types a parameter may have (D5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonType {
+    /// `string`.
     String,
+    /// `number`: any JSON number.
     Number,
+    /// `integer`: a number with an integral value.
     Integer,
+    /// `boolean`.
     Boolean,
+    /// `object`.
     Object,
+    /// `array`.
     Array,
 }
 
@@ -49,6 +57,7 @@ impl JsonType {
         JsonType::Array,
     ];
 
+    /// The type's name, lowercase, as JSON Schema writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             JsonType::String => "string",
@@ -77,18 +86,22 @@ impl fmt::Display for JsonType {
 /// The schema of one value: a parameter, an array's items, a result or a result's field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schema {
+    /// The value's type (D5.3).
     pub json_type: JsonType,
     /// The parenthesised label after the type (`object (SkillResult)`).
     pub title: Option<String>,
+    /// The value's description, when the file gives one.
     pub description: Option<String>,
     /// The `enum` entries, already of the schema's type; empty when there is no `enum`.
     pub allowed_values: Vec<Value>,
+    /// An array's `Items` (D5.5).
     pub items: Option<Box<Schema>>,
     /// A result's fields (D6.1), in file order.
     pub properties: Vec<(String, Schema)>,
 }
 
 impl Schema {
+    /// A schema of `json_type` with nothing else set.
     pub fn new(json_type: JsonType) -> Schema {
         Schema {
             json_type,
@@ -137,18 +150,23 @@ impl Serialize for Schema {
 /// One input of a tool or skill (`### name` in `## Parameters` / `## Input Schema`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
+    /// The name, as its heading writes it (D5.1).
     pub name: String,
+    /// Whether a call must give it (`Required`; `false` when absent).
     pub required: bool,
+    /// Its type, description, enum and items.
     pub schema: Schema,
 }
 
 /// A contract's inputs, serialized as the object JSON Schema of D5.6.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InputSchema {
+    /// The parameters, in file order.
     pub parameters: Vec<Parameter>,
 }
 
 impl InputSchema {
+    /// The object JSON Schema of D5.6: `type`, `properties` and `required`, always all three.
     pub fn to_json(&self) -> Value {
         let properties = self
             .parameters
@@ -174,7 +192,9 @@ impl Serialize for InputSchema {
 /// A skill's `## Workflow` (§7).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Workflow {
+    /// The section's paragraphs, joined by `\n\n`; `""` when there are none (D7.2).
     pub description: String,
+    /// The steps, in order (D7.1).
     pub steps: Vec<String>,
 }
 
@@ -182,8 +202,11 @@ pub struct Workflow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillParts {
+    /// `Required Tools`: the names of the tools the skill uses; empty when absent (D4.3).
     pub required_tools: Vec<String>,
+    /// `Required Skills`: the names of the skills it uses; empty when absent.
     pub required_skills: Vec<String>,
+    /// The `## Workflow` section (§7).
     pub workflow: Workflow,
 }
 
@@ -191,20 +214,31 @@ pub struct SkillParts {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Contract {
+    /// Tool or skill, from the file name (D1.1).
     pub kind: Kind,
+    /// The `Name` metadata (D4.2): the identifier a model calls (D3.7).
     pub name: String,
+    /// The level-1 heading's text (D2.1).
     pub title: String,
+    /// The first paragraph after the title (D2.2).
     pub description: String,
+    /// `Version`, as written; `None` when absent (D4.3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// `Category`, as written; `None` when absent (D4.3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// `Requires Auth`; `false` when absent (D4.1).
     pub requires_auth: bool,
+    /// `Requires Patient Context`; `false` when absent (D4.1).
     pub requires_patient_context: bool,
     /// `Some` exactly for skills.
     #[serde(flatten)]
     pub skill: Option<SkillParts>,
+    /// A tool's `## Parameters` or a skill's `## Input Schema` (§5).
     pub input_schema: InputSchema,
+    /// A tool's `## Returns` or a skill's `## Output Schema` (§6); `None` when the section is
+    /// absent (D6.2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns: Option<Schema>,
 }

@@ -10,7 +10,7 @@ use super::text::Lines;
 
 /// How deep lists may nest (D1.5). The tree below is walked recursively, so an unbounded depth
 /// (`- - - - … x` is one nested list per two bytes) could exhaust the stack.
-pub const MAX_NESTING: usize = 16;
+pub(super) const MAX_NESTING: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Block {

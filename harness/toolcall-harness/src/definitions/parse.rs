@@ -369,7 +369,8 @@ mod tests {
     /// input) give a contract or an error, never a panic.
     #[test]
     fn never_panics_on_damaged_input() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/definitions");
+        let corpus =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/definitions");
         for entry in std::fs::read_dir(corpus).unwrap() {
             let path = entry.unwrap().path();
             if Kind::from_file_name(&path.to_string_lossy()).is_none() {

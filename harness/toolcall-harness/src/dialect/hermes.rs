@@ -50,6 +50,7 @@ impl Default for HermesParser {
 }
 
 impl HermesParser {
+    /// A parser at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -104,6 +104,7 @@ impl Default for MdFenceParser {
 }
 
 impl MdFenceParser {
+    /// A parser at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -33,6 +33,7 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect, in the order `tch` lists them.
     pub const ALL: &'static [Dialect] = &[
         Dialect::MdFence,
         Dialect::Tag,
@@ -83,7 +84,9 @@ impl fmt::Display for Dialect {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("unknown dialect \"{name}\" (known: {known})")]
 pub struct UnknownDialect {
+    /// The name as given.
     pub name: String,
+    /// The known names, comma-separated.
     pub known: String,
 }
 

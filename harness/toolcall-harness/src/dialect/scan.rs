@@ -12,7 +12,7 @@ use memchr::memchr;
 /// An incremental search for one literal across consecutive haystacks (the chunks of a stream,
 /// or the parts of them a dialect scans).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiteralFinder {
+pub(crate) struct LiteralFinder {
     literal: Box<str>,
     /// `border[n]`: the length of the longest proper prefix of `literal[..n]` that is also its
     /// suffix, where a partial match of length `n` falls back on a mismatch.
@@ -23,7 +23,7 @@ pub struct LiteralFinder {
 
 impl LiteralFinder {
     /// A finder for `literal`, which should not be empty (an empty literal is found at once).
-    pub fn new(literal: &str) -> LiteralFinder {
+    pub(crate) fn new(literal: &str) -> LiteralFinder {
         let bytes = literal.as_bytes();
         let mut border = vec![0; bytes.len() + 1];
         let mut k = 0;
@@ -44,13 +44,13 @@ impl LiteralFinder {
     }
 
     /// The literal's length in bytes.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.literal.len()
     }
 
     /// How many bytes of the literal the input scanned so far ends with (the literal's first
     /// `matched()` bytes): the longest suffix of that input that may still grow into it.
-    pub fn matched(&self) -> usize {
+    pub(crate) fn matched(&self) -> usize {
         self.matched
     }
 
@@ -59,7 +59,7 @@ impl LiteralFinder {
     /// begun in an earlier haystack) and starts afresh after it; `None` when there is none yet.
     ///
     /// Offsets are char boundaries: an occurrence of a `str` in a `str` begins and ends on one.
-    pub fn find(&mut self, haystack: &str) -> Option<usize> {
+    pub(crate) fn find(&mut self, haystack: &str) -> Option<usize> {
         let literal = self.literal.as_bytes();
         let Some(&first) = literal.first() else {
             return Some(0);

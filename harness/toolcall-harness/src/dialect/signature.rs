@@ -64,6 +64,7 @@ pub struct SignatureParser {
 }
 
 impl SignatureParser {
+    /// A parser at the start of a stream; a call's `toolName` must be one of `tools` (S2.2).
     pub fn new(tools: Arc<Registry>) -> Self {
         SignatureParser {
             tools,

@@ -66,6 +66,8 @@ pub struct TagParser {
 }
 
 impl TagParser {
+    /// A parser at the start of a stream; its tags are the names of `tools`, and a call's input
+    /// is checked against its tool's schema (T1.1, T4.1).
     pub fn new(tools: Arc<Registry>) -> Self {
         TagParser {
             names: TagNames::new(&tools),

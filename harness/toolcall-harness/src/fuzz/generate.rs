@@ -19,6 +19,7 @@ fn is_markup(fragment: &str) -> bool {
 }
 
 impl Generator {
+    /// A generator seeded by `seed`, mutating the corpus streams `seeds`.
     pub fn new(seed: u64, seeds: Vec<String>) -> Generator {
         Generator {
             rng: SplitMix64::new(seed),

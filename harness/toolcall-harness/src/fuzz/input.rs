@@ -25,7 +25,9 @@ const RAW: u8 = u8::MAX;
 /// One fuzz case: a stream of a dialect and where to cut it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FuzzInput {
+    /// The dialect whose reference parses it.
     pub dialect: Dialect,
+    /// The stream.
     pub stream: String,
     /// Ascending byte offsets at char boundaries, `0` and `stream.len()` allowed; duplicates
     /// make empty chunks.

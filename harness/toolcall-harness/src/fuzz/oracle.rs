@@ -22,12 +22,12 @@ use crate::tools::Registry;
 /// grammar and conserves text; the run cut at `input.cuts` and the one-char-per-chunk run give
 /// the same events, conserve text and are eager after every push. A failure is a [`Finding`],
 /// as the judge gives every replay.
-pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Finding> {
+pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Box<Finding>> {
     let whole = Chunking::whole();
     let mut parser = input.dialect.reference_parser(tools);
     let run = parser::run(parser.as_mut(), [input.stream.as_str()]);
     let fail = |verdict: Verdict, detail: String| {
-        Finding::new(&input.stream, &whole, vec![(verdict, detail)])
+        Box::new(Finding::new(&input.stream, &whole, vec![(verdict, detail)]))
     };
     let broken = grammar::violations(&run.events, &[]);
     if !broken.is_empty() {
@@ -53,8 +53,11 @@ pub enum DefinitionFailure {
     /// D1.2: line ends are `\n`, `\r\n` or `\r` alike, and a byte-order mark is dropped.
     #[error("{variant} gives {got} where the plain file gives {want}")]
     VariantDiffers {
+        /// Which twin of the file.
         variant: &'static str,
+        /// What the plain file gives.
         want: String,
+        /// What the twin gives.
         got: String,
     },
     /// D11.3: the rendered example call is a valid call of the tool, read back by the `tag`

@@ -7,7 +7,9 @@ use std::ops::Range;
 /// A shrunk failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shrunk {
+    /// The shrunk stream.
     pub stream: String,
+    /// Its cut offsets.
     pub cuts: Vec<usize>,
     /// Reductions accepted.
     pub steps: usize,

@@ -17,14 +17,18 @@ use crate::tools::Registry;
 
 /// Runs the case's reference parser on its stream cut as `chunking` says, and checks the
 /// events (ids and `extra` compared exactly), eagerness after every push, and text
-/// conservation. The finding names the first rule broken.
+/// conservation. The finding (boxed: it is large, and rare) names the first rule broken.
 pub fn check_reference(
     case: &Case,
     chunking: &Chunking,
     tools: &Arc<Registry>,
-) -> Result<(), Finding> {
+) -> Result<(), Box<Finding>> {
     let fail = |verdict: Verdict, detail: String| {
-        Finding::new(&case.stream, chunking, vec![(verdict, detail)])
+        Box::new(Finding::new(
+            &case.stream,
+            chunking,
+            vec![(verdict, detail)],
+        ))
     };
     let mut parser = case.dialect.reference_parser(tools);
     let mut events = Vec::new();
@@ -55,7 +59,7 @@ pub fn check_reference(
         keep_extra: true,
     };
     compare(&strict.apply(&case.expected), &strict.apply(&run.events)).map_err(
-        |(verdicts, diff)| Finding::new(&case.stream, chunking, verdicts).with_diff(diff),
+        |(verdicts, diff)| Box::new(Finding::new(&case.stream, chunking, verdicts).with_diff(diff)),
     )?;
     check_conservation(&case.stream, &run).map_err(|detail| fail(Verdict::TextNotConserved, detail))
 }

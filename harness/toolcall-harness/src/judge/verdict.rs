@@ -119,13 +119,7 @@ impl FromStr for Verdict {
     type Err = String;
 
     fn from_str(name: &str) -> Result<Verdict, String> {
-        Verdict::ALL
-            .into_iter()
-            .find(|v| v.name() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = Verdict::ALL.iter().map(|v| v.name()).collect();
-                format!("unknown verdict \"{name}\" (known: {})", known.join(", "))
-            })
+        crate::named::parse(&Verdict::ALL, Verdict::name, "verdict", name)
     }
 }
 

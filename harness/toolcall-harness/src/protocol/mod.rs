@@ -2,6 +2,7 @@
 //! under test, and the reference's side of it (`server`). The harness's side is
 //! [`crate::supervisor`].
 
+pub mod lenient;
 pub mod server;
 
 use serde::{Deserialize, Serialize};
@@ -12,32 +13,48 @@ use crate::definitions::Kind;
 use crate::event::{Event, ReadError};
 use crate::tools::Registry;
 
+/// The protocol version `tch` speaks, in its `hello` and expected in the candidate's.
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// A request from the harness, one JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
 pub enum Request {
+    /// Opens the session; answered by the candidate's `hello`.
     Hello {
+        /// The protocol version the harness speaks.
         protocol: u32,
     },
+    /// A stream begins; no reply.
     Begin {
+        /// The stream's id, opaque to the candidate (P2.3).
         stream: String,
+        /// The stream's dialect, by name.
         dialect: String,
+        /// The registry in use (P2.2); absent reads as empty.
         #[serde(default)]
         tools: Vec<ToolInfo>,
     },
+    /// The next chunk of a stream; answered by the events it produced, then `sync`.
     Chunk {
+        /// The stream's id.
         stream: String,
+        /// The chunk's text.
         text: String,
     },
+    /// A stream ends; answered by its remaining events, then `done`.
     End {
+        /// The stream's id.
         stream: String,
     },
+    /// A definition file to read (P2.5); answered by its contract or by an `error` event.
     Definition {
+        /// What the file defines.
         kind: Kind,
+        /// The file's text.
         text: String,
     },
+    /// Ends the session: no reply; the candidate exits with status 0.
     Bye,
 }
 
@@ -45,9 +62,12 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolInfo {
+    /// The tool's name.
     pub name: String,
+    /// What the tool does; absent reads as `""`.
     #[serde(default)]
     pub description: String,
+    /// The JSON Schema of the tool's input (`inputSchema`); absent reads as `null`.
     #[serde(default)]
     pub input_schema: Value,
 }
@@ -70,10 +90,14 @@ impl ToolInfo {
 /// The candidate's answer to `hello`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
+    /// The protocol version the candidate speaks; `tch` needs [`PROTOCOL_VERSION`].
     pub protocol: u32,
+    /// The candidate's name, as it gives it; absent reads as `""`.
     #[serde(default)]
     pub name: String,
+    /// The dialects it parses, by name (P2.4).
     pub dialects: Vec<String>,
+    /// Whether it answers `definition` requests (P2.5); absent reads as `false`.
     #[serde(default)]
     pub definitions: bool,
 }
@@ -81,9 +105,13 @@ pub struct Hello {
 /// One line from a candidate, read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
+    /// `hello`: the answer to the `hello` request.
     Hello(Hello),
+    /// `sync`: a chunk's events are complete.
     Sync,
+    /// `done`: a stream's events are complete.
     Done,
+    /// `definition`: the contract a `definition` request's file defines (the reply's `value`).
     Definition(Value),
     /// An event (an `error` event is also the error reply to a `definition` request).
     Event(Event),
@@ -94,17 +122,23 @@ pub enum Reply {
 /// Why a candidate's line is not a protocol line.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ReplyError {
+    /// The line is not JSON as serde_json reads it (P1.2); its message.
     #[error("not JSON: {0}")]
     NotJson(String),
+    /// A `hello` reply with a field missing or of the wrong type; serde's message.
     #[error("bad hello: {0}")]
     BadHello(String),
+    /// A `definition` reply with no `value`.
     #[error("definition reply without a \"value\"")]
     DefinitionWithoutValue,
+    /// Any other line, which is not an event `tch` reads.
     #[error(transparent)]
     Event(#[from] ReadError),
 }
 
 impl Reply {
+    /// Reads one line from a candidate: a `hello`, `sync`, `done` or `definition` reply by its
+    /// `type`, else an event.
     pub fn parse(line: &str) -> Result<Reply, ReplyError> {
         let value: Value =
             serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;

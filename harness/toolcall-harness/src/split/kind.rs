@@ -65,14 +65,12 @@ impl SplitKind {
 
     /// What `tch run` replays by default: every selectable kind but `pair` (quadratic in the
     /// stream's length; the corpus tests replay it for short streams).
-    pub const DEFAULT: [SplitKind; 6] = [
-        SplitKind::Whole,
-        SplitKind::Single,
-        SplitKind::PerChar,
-        SplitKind::Empty,
-        SplitKind::Random,
-        SplitKind::Tokens,
-    ];
+    pub fn defaults() -> Vec<SplitKind> {
+        SplitKind::SELECTABLE
+            .into_iter()
+            .filter(|&kind| kind != SplitKind::Pair)
+            .collect()
+    }
 
     /// The kind's name in reports, labels and `--splits`.
     pub fn name(self) -> &'static str {
@@ -102,13 +100,7 @@ impl FromStr for SplitKind {
     type Err = String;
 
     fn from_str(name: &str) -> Result<SplitKind, String> {
-        SplitKind::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = SplitKind::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown splitting \"{name}\" (known: {})", known.join(", "))
-            })
+        crate::named::parse(&SplitKind::ALL, SplitKind::name, "splitting", name)
     }
 }
 
@@ -173,7 +165,7 @@ pub struct SplitOptions {
 impl Default for SplitOptions {
     fn default() -> Self {
         SplitOptions {
-            kinds: SplitKind::DEFAULT.to_vec(),
+            kinds: SplitKind::defaults(),
             random: 8,
             seed: 0,
             budget: 1000,

@@ -14,10 +14,18 @@ use thiserror::Error;
 /// A chunk vector that does not fit its stream.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SplitError {
+    /// The lengths add up to more than the stream.
     #[error("chunk lengths add up to {total} bytes, past the stream's {len}")]
-    TooLong { total: usize, len: usize },
+    TooLong {
+        /// Their sum.
+        total: usize,
+        /// The stream's length.
+        len: usize,
+    },
+    /// A chunk would end inside a character (at this byte offset).
     #[error("a chunk ends at byte {0}, inside a UTF-8 character")]
     NotCharBoundary(usize),
+    /// A chunk size of 0.
     #[error("a chunk size must be at least 1")]
     ZeroSize,
 }
@@ -180,10 +188,12 @@ pub fn pretoken_cuts(text: &str) -> Vec<usize> {
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator starting from `seed`.
     pub fn new(seed: u64) -> SplitMix64 {
         SplitMix64(seed)
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;

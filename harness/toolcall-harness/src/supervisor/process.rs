@@ -18,7 +18,7 @@ use thiserror::Error;
 
 use crate::definitions::Kind;
 use crate::event::{Event, ReadError};
-use crate::protocol::{Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, ToolInfo};
+use crate::protocol::{Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, ToolInfo, lenient};
 
 /// Bounds on what a candidate may do before it is given up on (`specs/protocol.md` §3).
 #[derive(Debug, Clone, Copy)]
@@ -443,12 +443,12 @@ impl Drop for Candidate {
 }
 
 /// A reply line read; a call with a misnamed input is read as if it were `input`, and the
-/// misnamed field is returned beside it. A line that is JSON but for escaped halves of
-/// surrogate pairs is read with each half as U+FFFD, and `notes` says so (P1.2): what it
-/// carried is then judged as events, not refused as the protocol.
+/// misnamed field is returned beside it. What is JSON by syntax but breaks a JSON rule is read
+/// as [`lenient`] says, and `notes` says so (P1.2): what it carried is then judged as events,
+/// not refused as the protocol.
 fn read_reply(line: &str, notes: &mut Vec<String>) -> Result<(Reply, Option<String>), ReplyError> {
     match Reply::parse(line) {
-        Err(ReplyError::NotJson(error)) => match repair_lone_surrogates(line) {
+        Err(ReplyError::NotJson(error)) => match lenient::repair_lone_surrogates(line) {
             Some((repaired, halves)) => {
                 let reply = read_reply(&repaired, &mut Vec::new())?;
                 notes.push(format!(
@@ -459,6 +459,20 @@ fn read_reply(line: &str, notes: &mut Vec<String>) -> Result<(Reply, Option<Stri
             }
             None => Err(ReplyError::NotJson(error)),
         },
+        Err(ReplyError::Event(ReadError::InputNotJson { .. })) => {
+            let mut value: Value =
+                serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;
+            if let Some(object) = value.as_object_mut()
+                && let Some(Value::String(text)) = object.remove("input")
+            {
+                let (input, note) = lenient::read_input_text(&text);
+                if !note.is_empty() {
+                    notes.push(note);
+                }
+                object.insert("input".to_owned(), input);
+            }
+            read_reply(&value.to_string(), notes)
+        }
         Err(ReplyError::Event(ReadError::MisnamedInput { field, .. })) => {
             let mut value: Value =
                 serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;
@@ -472,47 +486,6 @@ fn read_reply(line: &str, notes: &mut Vec<String>) -> Result<(Reply, Option<Stri
         }
         reply => reply.map(|r| (r, None)),
     }
-}
-
-/// `line` with every `\\u` escape of half a surrogate pair replaced by `\\ufffd`, and the
-/// halves replaced; `None` when it has none. Linear: JSON has backslashes only in escapes.
-fn repair_lone_surrogates(line: &str) -> Option<(String, Vec<String>)> {
-    let bytes = line.as_bytes();
-    let escape = |at: usize| -> Option<u16> {
-        let hex = line.get(at + 2..at + 6)?;
-        (bytes.get(at + 1) == Some(&b'u'))
-            .then(|| u16::from_str_radix(hex, 16).ok())
-            .flatten()
-    };
-    let mut out = String::with_capacity(line.len());
-    let mut halves = Vec::new();
-    let (mut copied, mut at) = (0, 0);
-    while let Some(offset) = memchr::memchr(b'\\', &bytes[at..]) {
-        at += offset;
-        let Some(unit) = escape(at) else {
-            at += 2;
-            continue;
-        };
-        let paired = (0xD800..0xDC00).contains(&unit)
-            && bytes.get(at + 6) == Some(&b'\\')
-            && escape(at + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low));
-        if paired {
-            at += 12;
-        } else if (0xD800..0xE000).contains(&unit) {
-            out.push_str(&line[copied..at]);
-            out.push_str("\\ufffd");
-            halves.push(line[at..at + 6].to_owned());
-            at += 6;
-            copied = at;
-        } else {
-            at += 6;
-        }
-    }
-    if halves.is_empty() {
-        return None;
-    }
-    out.push_str(&line[copied..]);
-    Some((out, halves))
 }
 
 /// Splits a command line like a POSIX shell would split words: blanks separate, `'…'` and

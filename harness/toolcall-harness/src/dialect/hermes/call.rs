@@ -11,12 +11,16 @@ use crate::event::ToolCall;
 /// phrase.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CallError {
+    /// The content is not one JSON object (H1.2, H2.3); what is wrong.
     #[error("invalid JSON in tool_call: {0}")]
     InvalidJson(String),
+    /// The object has no string `name` (H2.1).
     #[error("tool_call has no string \"name\"")]
     NoName,
+    /// `arguments` is not an object, nor a string holding one, nor null (H2.1).
     #[error("tool_call \"arguments\" is not an object")]
     ArgumentsNotObject,
+    /// No `</tool_call>` before the end of the stream (`specs/streaming.md` C4).
     #[error("unterminated tool_call")]
     Unterminated,
 }

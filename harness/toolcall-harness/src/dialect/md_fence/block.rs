@@ -12,18 +12,26 @@ use crate::event::{Event, ToolCall};
 /// Why a tool fence is not a valid call. Each message starts with the spec's fixed phrase.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum BlockError {
+    /// The body is not valid YAML, or breaks F5.9–F5.12 (a float with no JSON form, several
+    /// documents, duplicate keys, half a surrogate pair); the YAML parser's message.
     #[error("invalid YAML in tool block: {0}")]
     Yaml(String),
+    /// Reading the body went over a budget (F6.1); the YAML parser's message.
     #[error("tool block YAML over budget: {0}")]
     OverBudget(String),
+    /// The body is neither a mapping nor null (F5.1).
     #[error("tool block body is not a mapping")]
     NotMapping,
+    /// A string field holds a sequence or a mapping (F5.4); the field.
     #[error("tool block field `{0}` must be a string, number or boolean")]
     FieldType(String),
+    /// `input` is neither a mapping nor null (F5.6).
     #[error("tool block field `input` must be a mapping")]
     InputNotMapping,
+    /// `state` is not one of the four states (F5.5); the state.
     #[error("unknown tool state \"{0}\"")]
     UnknownState(String),
+    /// No closer before the end of the stream (F6.2).
     #[error("unterminated tool fence")]
     Unterminated,
 }

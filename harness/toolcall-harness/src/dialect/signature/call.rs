@@ -15,10 +15,14 @@ const CLIENT_TOOL_CALL: &str = "CLIENT_TOOL_CALL";
 /// (the first two are seed 001's own messages).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CallError {
+    /// Invalid JSON, a wrong or missing `signature`, no string `toolName`, or an `input` that
+    /// is not an object (S2.1, S2.4); what is wrong.
     #[error("Invalid tool call format: {0}")]
     InvalidFormat(String),
+    /// The `toolName` is not in the registry (S2.2); the name.
     #[error("Tool {0} not available")]
     NotAvailable(String),
+    /// The object is not closed before the end of the stream (`specs/streaming.md` C4).
     #[error("unterminated tool call")]
     Unterminated,
 }

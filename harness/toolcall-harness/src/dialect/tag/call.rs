@@ -11,14 +11,26 @@ use crate::tools::Tool;
 /// Why a tag block is not a valid call. Each message starts with the spec's fixed phrase (§4).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CallError {
+    /// The content is not of the T2.5 form (a bad fence, text before or after the object, two
+    /// objects); what is wrong.
     #[error("malformed tool call: {0}")]
     Malformed(&'static str),
+    /// The object is not valid JSON (T4.2, T4.3); serde_json's message.
     #[error("invalid JSON in tool call: {0}")]
     InvalidJson(String),
+    /// The value is JSON but not an object (T4.2: only inside a fence); what it is
+    /// (`an array`).
     #[error("tool call input is not a JSON object: it is {0}")]
     NotObject(&'static str),
+    /// The object violates its tool's input schema (T4.1).
     #[error("tool call input does not match the schema of {tool}: {reason}")]
-    Schema { tool: String, reason: String },
+    Schema {
+        /// The tool's name.
+        tool: String,
+        /// The first violation, and where.
+        reason: String,
+    },
+    /// No closer before the end of the stream (`specs/streaming.md` C4).
     #[error("unterminated tool call")]
     Unterminated,
 }
