@@ -171,6 +171,9 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
             send({"type": "hello", "protocol": 1, "name": name, "dialects": dialects})
         elif op == "begin":
             parser = make_parser()
+            # A parser that needs the tools the request declares takes them here.
+            if hasattr(parser, "begin"):
+                parser.begin(request.get("tools") or [])
         elif op == "chunk":
             for event in parser.push(request["text"]):
                 send(event)

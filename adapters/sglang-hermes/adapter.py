@@ -24,6 +24,10 @@ import uuid
 # SGLang logs parse failures with `logging`: keep them on standard error, never stdout.
 logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
+# The template's protocol loop (adapters/python/adapter.py), and its event helpers.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from adapter import error, serve, text  # noqa: E402
+
 from llm_router_utils.sglang.srt.entrypoints.openai.protocol import Function, Tool  # noqa: E402
 from llm_router_utils.sglang.srt.function_call.function_call_parser import (  # noqa: E402
     FunctionCallParser,
@@ -72,13 +76,20 @@ class Stream:
     read back as an OpenAI client accumulates them (calls told apart by their `id`, argument
     deltas without an id appended to the latest call of their `index`)."""
 
-    def __init__(self, begin_tools):
+    def begin(self, begin_tools):
+        """The template's loop calls this with the `begin` request's tools."""
         tools = declared_tools(begin_tools)
         # serving_chat: tool parsing runs only when the request has tools
         # (`request.tool_choice != "none" and request.tools and self.tool_call_parser`).
         self.parser = FunctionCallParser(tools=tools, tool_call_parser=TOOL_CALL_PARSER) if tools else None
         self.calls = []  # started calls, in order: {"id", "name", "index", "arguments"}
         self.latest = {}  # tool_index -> the call its argument deltas go to
+
+    def push(self, delta):
+        return self.chunk(delta)
+
+    def finish(self):
+        return self.end()
 
     def chunk(self, delta, flush=False):
         """serving_chat `_process_tool_call_stream(delta, flush=...)`: the normal text, then one
@@ -126,8 +137,8 @@ class Stream:
         for call in self.calls:
             events.append({"type": "tool-input-end", "id": call["id"]})
             # The arguments string exactly as an OpenAI client holds it; tch reads a string input
-            # as JSON, and one that is not JSON (a call whose arguments never streamed: "") is
-            # reported by tch, as the client's JSON.parse would fail on it.
+            # as JSON: "" (arguments never streamed) as {}, as the AI SDK does, and a text that
+            # is not JSON as a marked input (specs/protocol.md P1.2).
             events.append(
                 {"type": "tool-call", "toolCallId": call["id"], "toolName": call["name"], "input": call["arguments"]}
             )
@@ -155,43 +166,5 @@ class Stream:
         return self.arguments(tool_index, remaining_call)
 
 
-def text(delta):
-    return {"type": "text-delta", "delta": delta}
-
-
-def error(error_text):
-    return {"type": "error", "errorText": error_text}
-
-
-def serve():
-    out = sys.stdout
-
-    def send(message):
-        out.write(json.dumps(message, separators=(",", ":")) + "\n")
-
-    stream = None
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        op = request.get("op")
-        if op == "hello":
-            send({"type": "hello", "protocol": 1, "name": NAME, "dialects": DIALECTS})
-        elif op == "begin":
-            stream = Stream(request.get("tools"))
-        elif op == "chunk":
-            for event in stream.chunk(request["text"]):
-                send(event)
-            send({"type": "sync"})
-        elif op == "end":
-            for event in stream.end():
-                send(event)
-            send({"type": "done"})
-            stream = None
-        elif op == "bye":
-            break
-        out.flush()
-
-
 if __name__ == "__main__":
-    serve()
+    serve(Stream, name=NAME, dialects=DIALECTS)

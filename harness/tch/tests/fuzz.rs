@@ -185,3 +185,38 @@ fn tch_fuzz_finds_and_shrinks_every_buggy_example() {
         }
     }
 }
+
+#[test]
+fn known_failures_do_not_fail_a_campaign() {
+    // The judge issue, item 8: `tch fuzz --expect-fail`, and fuzz.json for machines.
+    let out = std::env::temp_dir().join(format!("tch-fuzz-known-{}", std::process::id()));
+    std::fs::create_dir_all(&out).expect("temp dir");
+    let known = out.join("known.txt");
+    std::fs::write(&known, "hermes/fuzz-* grammar  # args instead of input\n").expect("written");
+    let output = tch(&[
+        "fuzz",
+        "--dialect",
+        "hermes",
+        "--streams",
+        "60",
+        "--seed",
+        "1",
+        "--expect-fail",
+        &known.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--",
+        "python3",
+        "adapters/examples/args_not_input.py",
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("KNOWN grammar"), "{text}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("fuzz.json")).expect("fuzz.json is written"),
+    )
+    .expect("fuzz.json is JSON");
+    assert_eq!(report["stats"]["failures"], 0, "{report}");
+    assert_eq!(report["failures"][0]["known"], true, "{report}");
+    assert_eq!(report["failures"][0]["layer"], "conformance", "{report}");
+}

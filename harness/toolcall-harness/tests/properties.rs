@@ -134,3 +134,25 @@ fn generated_calls_are_recognised() {
         );
     }
 }
+
+#[test]
+fn cases_of_retired_seeds_still_hold() {
+    // `harness/tests/properties.proptest-regressions` was tracked but never read (proptest looks
+    // elsewhere for a `tests/` file), so its seed stopped replaying; the case it shrank to is
+    // kept here, explicitly.
+    let retired = [(Dialect::Hermes, "input:\n  q: é\n", vec![12, 14])];
+    for (dialect, text, cuts) in retired {
+        let mut whole = dialect.reference_parser(&TOOLS);
+        let expected = parser::run(whole.as_mut(), [text]).events;
+        let case = Case {
+            dialect,
+            id: format!("{dialect}/retired-seed"),
+            stream: text.to_owned(),
+            expected,
+        };
+        let chunking = Chunking::new(SplitKind::Chunks, "retired seed", cuts);
+        if let Err(finding) = check_reference(&case, &chunking, &TOOLS) {
+            panic!("{dialect} {text:?}: {finding}");
+        }
+    }
+}

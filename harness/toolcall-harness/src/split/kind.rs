@@ -37,7 +37,7 @@ pub enum SplitKind {
 }
 
 impl SplitKind {
-    /// Every kind, in report order.
+    /// Every kind, in report order: the selectable ones first.
     pub const ALL: [SplitKind; 11] = [
         SplitKind::Whole,
         SplitKind::Single,
@@ -52,22 +52,16 @@ impl SplitKind {
         SplitKind::InsideMarkup,
     ];
 
-    /// The kinds `--splits` may name.
-    pub const SELECTABLE: [SplitKind; 7] = [
-        SplitKind::Whole,
-        SplitKind::Single,
-        SplitKind::Pair,
-        SplitKind::PerChar,
-        SplitKind::Empty,
-        SplitKind::Random,
-        SplitKind::Tokens,
-    ];
+    /// The kinds `--splits` may name: the first seven of [`SplitKind::ALL`] (the others are
+    /// made by `--chunks` and `tch fuzz`).
+    pub const SELECTABLE: &[SplitKind] = SplitKind::ALL.split_at(7).0;
 
     /// What `tch run` replays by default: every selectable kind but `pair` (quadratic in the
     /// stream's length; the corpus tests replay it for short streams).
     pub fn defaults() -> Vec<SplitKind> {
         SplitKind::SELECTABLE
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|&kind| kind != SplitKind::Pair)
             .collect()
     }
