@@ -68,11 +68,11 @@ fn files_under(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     files
 }
 
-/// `pub static NAME: &[(&str, &str)]` of `(path relative to base, contents)`.
+/// `pub(crate) static NAME: &[(&str, &str)]` of `(path relative to base, contents)`.
 fn embed(code: &mut String, name: &str, doc: &str, base: &Path, files: &[PathBuf]) {
     let _ = writeln!(
         code,
-        "/// `(path, contents)` of {doc}.\npub static {name}: &[(&str, &str)] = &["
+        "/// `(path, contents)` of {doc}.\npub(crate) static {name}: &[(&str, &str)] = &["
     );
     for path in files {
         println!("cargo::rerun-if-changed={}", path.display());

@@ -17,6 +17,10 @@
 //! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns;
 //! - [`glob`]: shell-style globs for case selection.
 
+// Every public item says what it is (CI denies warnings), and nothing is `pub` that the
+// crate's API does not reach.
+#![warn(missing_docs, unreachable_pub)]
+
 /// Files embedded at build time (`build.rs`).
 mod bundled {
     include!(concat!(env!("OUT_DIR"), "/bundled.rs"));

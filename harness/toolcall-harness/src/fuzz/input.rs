@@ -61,7 +61,7 @@ impl FuzzInput {
     }
 
     /// The bytes that [`decode`](Self::decode) reads back as this input (cuts past
-    /// [`MAX_CUTS`] or off char boundaries are dropped).
+    /// `MAX_CUTS` or off char boundaries are dropped).
     pub fn encode(&self) -> Vec<u8> {
         let boundaries = boundaries(&self.stream);
         let selectors: Vec<u16> = self

@@ -5,10 +5,10 @@
 //! - [`verdict`]: the names of the ways to fail, and the two layers (conformance, streaming);
 //! - [`finding`]: a finding per failing replay, a report per case;
 //! - [`grammar`]: the event grammar every candidate's events must follow;
-//! - [`conformance`]: comparable events, and the verdicts that name how output differs;
+//! - [`mod@conformance`]: comparable events, and the verdicts that name how output differs;
 //! - [`diff`]: the one labelled diff;
 //! - [`replay`]: judging a candidate's replays of one stream (chunk-dependence, flakiness);
-//! - [`reference`]: judging the reference, whose spans make eagerness and conservation exact.
+//! - [`mod@reference`]: judging the reference, whose spans make eagerness and conservation exact.
 
 pub mod conformance;
 pub mod diff;

@@ -1,7 +1,7 @@
 //! Chunkings of a stream, the one vocabulary for every replay: cut points and the functions
 //! that choose them (here), the kinds of chunking and the plans that combine them
-//! ([`kind`]), and chunk vectors as people read and write them ([`spec`]). Every cut falls
-//! on a `char` boundary.
+//! (`kind`: [`SplitKind`], [`Chunking`], [`plan`]), and chunk vectors as people read and
+//! write them (`spec`: [`ChunkSpec`]). Every cut falls on a `char` boundary.
 
 mod kind;
 mod spec;
