@@ -189,7 +189,7 @@ impl Serialize for InputSchema {
     }
 }
 
-/// A skill's `## Workflow` (§7).
+/// A skill's `## Workflow` (`specs/definitions.md` §7).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Workflow {
     /// The section's paragraphs, joined by `\n\n`; `""` when there are none (D7.2).
@@ -206,11 +206,11 @@ pub struct SkillParts {
     pub required_tools: Vec<String>,
     /// `Required Skills`: the names of the skills it uses; empty when absent.
     pub required_skills: Vec<String>,
-    /// The `## Workflow` section (§7).
+    /// The `## Workflow` section (D7.1, D7.2).
     pub workflow: Workflow,
 }
 
-/// A tool or skill definition, as `tch definitions` prints it (§8).
+/// A tool or skill definition, as `tch definitions` prints it (`specs/definitions.md` §8).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Contract {
@@ -235,10 +235,10 @@ pub struct Contract {
     /// `Some` exactly for skills.
     #[serde(flatten)]
     pub skill: Option<SkillParts>,
-    /// A tool's `## Parameters` or a skill's `## Input Schema` (§5).
+    /// A tool's `## Parameters` or a skill's `## Input Schema` (`specs/definitions.md` §5).
     pub input_schema: InputSchema,
-    /// A tool's `## Returns` or a skill's `## Output Schema` (§6); `None` when the section is
-    /// absent (D6.2).
+    /// A tool's `## Returns` or a skill's `## Output Schema` (`specs/definitions.md` §6);
+    /// `None` when the section is absent (D6.2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns: Option<Schema>,
 }

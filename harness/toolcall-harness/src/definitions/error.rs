@@ -38,14 +38,16 @@ pub enum DefinitionError {
         /// The folder.
         folder: String,
     },
-    /// A file's content breaks a rule: the first problem found (D2.5, §9).
+    /// A file's content breaks a rule: the first problem found (`specs/definitions.md` D2.5,
+    /// §9).
     #[error("{file}:{line}: in {section}: {problem}")]
     Invalid {
         /// The file.
         file: String,
         /// The line of the problem, from 1.
         line: usize,
-        /// The section it is in, as §9 names it (`document`, `Parameters > NAME`, …).
+        /// The section it is in, as `specs/definitions.md` §9 names it (`document`,
+        /// `Parameters > NAME`, …).
         section: String,
         /// What is wrong.
         problem: Problem,

@@ -242,7 +242,8 @@ struct Metadata {
     required_skills: Vec<String>,
 }
 
-/// `## Metadata` (§4): unknown keys are refused, flags default to false, `Name` is required.
+/// `## Metadata` (`specs/definitions.md` §4): unknown keys are refused, flags default to
+/// false, `Name` is required.
 fn metadata(section: &Section<'_>, kind: Kind) -> Result<Metadata, Located> {
     let table = match kind {
         Kind::Tool => TOOL_METADATA_KEYS,
@@ -269,7 +270,8 @@ fn metadata(section: &Section<'_>, kind: Kind) -> Result<Metadata, Located> {
     Ok(metadata)
 }
 
-/// `## Workflow` (§7): list items are steps, paragraphs the description.
+/// `## Workflow` (`specs/definitions.md` §7): list items are steps, paragraphs the
+/// description.
 fn workflow(section: &Section<'_>) -> Result<Workflow, Located> {
     let steps: Vec<String> = list_items(section.blocks)
         .map(|item| item.full_text())

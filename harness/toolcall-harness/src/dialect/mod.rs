@@ -1,6 +1,5 @@
-//! The reference dialects and their names: one module per dialect, each a
-//! [`StreamParser`](crate::parser::StreamParser) that is right by construction, with its
-//! eagerness oracle (`may_hold`).
+//! The reference dialects and their names: one module per dialect, each a [`StreamParser`]
+//! that is right by construction, with its eagerness oracle (`may_hold`).
 
 pub mod hermes;
 mod json;

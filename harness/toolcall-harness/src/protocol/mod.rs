@@ -67,9 +67,15 @@ pub struct ToolInfo {
     /// What the tool does; absent reads as `""`.
     #[serde(default)]
     pub description: String,
-    /// The JSON Schema of the tool's input (`inputSchema`); absent reads as `null`.
-    #[serde(default)]
+    /// The JSON Schema of the tool's input (`inputSchema`); absent reads as `{}`, the schema
+    /// every input satisfies (P2.2).
+    #[serde(default = "any_input")]
     pub input_schema: Value,
+}
+
+/// `{}`: the JSON Schema every value satisfies.
+fn any_input() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 impl ToolInfo {
@@ -199,7 +205,11 @@ mod tests {
             r#"{"op":"begin","stream":"x","dialect":"tag","tools":[{"name":"t"}]}"#,
         )
         .expect("begin parses");
-        assert!(matches!(begin, Request::Begin { tools, .. } if tools[0].name == "t"));
+        assert!(matches!(&begin, Request::Begin { tools, .. } if tools[0].name == "t"));
+        // No inputSchema: any input (it once read as `null`, which no registry accepts).
+        assert!(
+            matches!(begin, Request::Begin { tools, .. } if tools[0].input_schema == serde_json::json!({}))
+        );
     }
 
     #[test]

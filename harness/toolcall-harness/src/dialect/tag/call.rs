@@ -8,7 +8,8 @@ use thiserror::Error;
 use crate::dialect::json;
 use crate::tools::Tool;
 
-/// Why a tag block is not a valid call. Each message starts with the spec's fixed phrase (§4).
+/// Why a tag block is not a valid call. Each message starts with the spec's fixed phrase
+/// (`specs/dialects/tag.md` §4).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CallError {
     /// The content is not of the T2.5 form (a bad fence, text before or after the object, two
@@ -111,9 +112,9 @@ fn fence_body(after_fence: &str) -> Result<&str, CallError> {
 
 /// The JSON value at the start of `text` (after blanks) and the text after it.
 ///
-/// Only something that starts like an object is "the object" whose JSON can be invalid (§4);
-/// anything else in its place is text before the object, unless it is a whole JSON value,
-/// which is then reported as not an object.
+/// Only something that starts like an object is "the object" whose JSON can be invalid
+/// (`specs/dialects/tag.md` §4); anything else in its place is text before the object, unless
+/// it is a whole JSON value, which is then reported as not an object.
 fn first_value(text: &str) -> Result<(Value, &str), CallError> {
     let starts_object = text.trim_start_matches(is_blank).starts_with('{');
     let mut values = Deserializer::from_str(text).into_iter::<Value>();

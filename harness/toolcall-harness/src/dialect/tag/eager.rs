@@ -4,10 +4,10 @@
 
 use crate::tools::Registry;
 
-/// Whether `held`, the input the parser has not released yet, is something §5 allows it to
-/// hold, for some registry name NAME: nothing; `<` and a prefix of `NAME>` (T5.1); `<NAME>`
-/// and blanks (T5.2); or `<NAME>`, blanks, `{` or `` ` `` and anything without `</NAME>`, a
-/// started call waiting for its closer (T5.3).
+/// Whether `held`, the input the parser has not released yet, is something
+/// `specs/dialects/tag.md` §5 allows it to hold, for some registry name NAME: nothing; `<` and
+/// a prefix of `NAME>` (T5.1); `<NAME>` and blanks (T5.2); or `<NAME>`, blanks, `{` or `` ` ``
+/// and anything without `</NAME>`, a started call waiting for its closer (T5.3).
 pub fn may_hold(held: &str, tools: &Registry) -> bool {
     held.is_empty()
         || tools
