@@ -123,7 +123,7 @@ impl FromStr for Verdict {
     }
 }
 
-/// Which layer a finding belongs to (`specs/runner.md` §5).
+/// Which layer a finding belongs to (`specs/runner.md` R4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layer {

@@ -1,5 +1,5 @@
 //! `report.json`: the whole run, every case with its findings, raw events, tallies and time
-//! (schema 2, `specs/runner.md` §5).
+//! (schema 2, `specs/runner.md` §6, R6.5).
 
 use std::io;
 

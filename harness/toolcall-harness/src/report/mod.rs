@@ -1,4 +1,4 @@
-//! What `tch run` tells people and CI (`specs/runner.md` §5), one renderer per format:
+//! What `tch run` tells people and CI (`specs/runner.md` §6), one renderer per format:
 //! [`json`] (`report.json`, everything), [`junit`] (`junit.xml`), [`markdown`] (`summary.md`,
 //! fit for a CI job summary) and [`terminal`] (failures as they are printed), and [`replay`],
 //! the one type behind every replay command. The engine produces [`CaseReport`]s; nothing here

@@ -1,4 +1,4 @@
-//! Definition cases over the protocol (`specs/runner.md` §6): each `corpus/definitions` input
+//! Definition cases over the protocol (`specs/runner.md` §7): each `corpus/definitions` input
 //! is sent in a `definition` request to candidates that announce `definitions`, and the
 //! contract that comes back is compared with the expected one (or must be refused). They run
 //! in the same job queue, through the same processes, as the stream cases.
