@@ -267,6 +267,7 @@ fn cut(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::ToolCall;
     use serde_json::json;
 
     fn call(name: &str) -> Event {
@@ -356,5 +357,16 @@ mod tests {
             comparable(&events, "ab"),
             [Event::text("ab"), Event::error("")]
         );
+        // `extra` is not contract for candidates (specs/runner.md R3.2): a call that lost a
+        // source field there (`__proto__`, to a JavaScript object) still compares equal.
+        let mut with_extra = ToolCall {
+            tool_call_id: "c".into(),
+            tool_name: "t".into(),
+            input: json!({}),
+            extra: serde_json::Map::new(),
+        };
+        let without = comparable(&[Event::ToolCall(with_extra.clone())], "");
+        with_extra.extra.insert("__proto__".into(), json!({"x": 1}));
+        assert_eq!(comparable(&[Event::ToolCall(with_extra)], ""), without);
     }
 }
