@@ -22,6 +22,7 @@ use super::args::dialect_parser;
 ///
 /// Examples:
 ///   tch parse --dialect md-fence reply.md
+///   tch parse --dialect tag --tools tools.json reply.txt
 ///   printf 'hi\n```tool search\nq: x\n```\n' | tch parse --dialect md-fence --chunk-size 1 --normalized
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
@@ -38,8 +39,10 @@ pub struct ParseArgs {
     /// Cut the stream into chunks of N bytes (moved forward to a UTF-8 character boundary).
     #[arg(long, value_name = "N")]
     chunk_size: Option<usize>,
-    /// The tool registry: a `.tool.md` file or a folder of them (default: the bundled
-    /// `specs/tools/`). The `tag` and `signature` dialects only recognise these tools.
+    /// The tool registry: a `.tool.md` file, a folder of them, or a `.json` tool list (an
+    /// OpenAI `tools` array, MCP `tools/list` tools, or an object with `tools`; see
+    /// specs/definitions.md §13). Default: the bundled `specs/tools/`. The `tag` and
+    /// `signature` dialects only recognise these tools.
     #[arg(long, value_name = "PATH")]
     tools: Option<PathBuf>,
     /// Print the normalized events: text and input deltas merged, ids the stream does not spell

@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use super::contract::JsonType;
 use super::outline::MAX_NESTING;
+use super::tool_list::ToolListError;
 use crate::tools::RegistryError;
 
 /// Why definitions cannot be read. Each displays as one line naming the file and, for content
@@ -63,6 +64,10 @@ pub enum DefinitionError {
         /// Why.
         reason: RegistryError,
     },
+    /// A `--tools FILE.json` is not a JSON tool list (`specs/definitions.md` §13): its file,
+    /// the JSON path and the problem.
+    #[error(transparent)]
+    ToolList(#[from] ToolListError),
 }
 
 /// What is wrong with a definition's content. Each message starts with the fixed phrase of

@@ -1,6 +1,6 @@
 //! From files to contracts and registries (`specs/definitions.md` D1.1, §10): reading a
-//! definition file, the bundled `specs/tools/`, a `--tools PATH`, and a contract as a registry
-//! [`Tool`].
+//! definition file, the bundled `specs/tools/`, a `--tools PATH` (a JSON tool list through
+//! `tool_list`), and a contract as a registry [`Tool`].
 
 use std::fs;
 use std::path::Path;
@@ -9,6 +9,7 @@ use super::contract::{Contract, Kind};
 use super::error::DefinitionError;
 use super::parse::parse_definition;
 use super::text::decode;
+use super::tool_list::parse_tool_list;
 use crate::bundled;
 use crate::tools::{Registry, RegistryError, Tool};
 
@@ -66,11 +67,18 @@ pub fn bundled_registry() -> Result<Registry, DefinitionError> {
     registry_of(&bundled_contracts()?, BUNDLED_FOLDER)
 }
 
-/// The registry of one `.tool.md` file, or of every `.tool.md` file in a folder (D10.3).
+/// The registry of one `.tool.md` file, of every `.tool.md` file in a folder, or of a `.json`
+/// tool list (`specs/definitions.md` D10.3, §13).
 pub fn load_registry(path: &Path) -> Result<Registry, DefinitionError> {
     let origin = path.display().to_string();
     let contracts = if path.is_dir() {
         folder_contracts(path)?
+    } else if is_json(path) {
+        let bytes = fs::read(path).map_err(|error| DefinitionError::Read {
+            path: origin.clone(),
+            reason: error.to_string(),
+        })?;
+        return Ok(parse_tool_list(&origin, &bytes)?);
     } else {
         let contract = read_definition(path)?;
         if contract.kind != Kind::Tool {
@@ -79,6 +87,13 @@ pub fn load_registry(path: &Path) -> Result<Registry, DefinitionError> {
         vec![contract]
     };
     registry_of(&contracts, &origin)
+}
+
+/// A JSON tool list's name ends in `.json`, in any ASCII case (D13.1).
+fn is_json(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.to_ascii_lowercase().ends_with(".json"))
 }
 
 fn folder_contracts(folder: &Path) -> Result<Vec<Contract>, DefinitionError> {
@@ -179,6 +194,47 @@ mod tests {
         );
         let one = load_registry(&specs_tools().join("get-weather.tool.md")).unwrap();
         assert_eq!(one.tools().len(), 1);
+    }
+
+    #[test]
+    fn loads_a_json_tool_list() {
+        let dir = std::env::temp_dir().join(format!("tch-tool-list-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        // The extension is compared in any case (D13.1), and the list is read as
+        // `specs/definitions.md` §13 says.
+        let file = dir.join("Tools.JSON");
+        fs::write(
+            &file,
+            r#"[{"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}}]"#,
+        )
+        .unwrap();
+        let registry = load_registry(&file).unwrap();
+        assert_eq!(registry.tools().len(), 1);
+        assert_eq!(
+            registry.get("now").unwrap().input_schema,
+            json!({"type": "object"})
+        );
+        // Its errors name the file as given, and a JSON path.
+        let bad = dir.join("bad.json");
+        fs::write(&bad, r#"[{"name": "now"}, {"name": "now"}]"#).unwrap();
+        let error = load_registry(&bad).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "{}: [1].name: tool now is defined twice (first at [0].name)",
+                bad.display()
+            )
+        );
+        // A folder's JSON files are not read (D10.3).
+        assert!(matches!(
+            load_registry(&dir),
+            Err(DefinitionError::NoTools { .. })
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(
+            load_registry(&file),
+            Err(DefinitionError::Read { .. })
+        ));
     }
 
     #[test]
