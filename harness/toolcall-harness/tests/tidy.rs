@@ -186,37 +186,27 @@ fn tidy_scanners_catch_what_they_should() {
     assert_eq!(outside[0].doc, Some(Doc::Outside));
     assert_eq!(section_refs("NAME.tool.md.json  (§8)", None)[0].doc, None);
 
+    // Each rule id the comments of `text` (a file named `file`) cite, with its line.
+    let ids_in = |file: &str, text: &str| -> Vec<(usize, String)> {
+        comments(file, text)
+            .iter()
+            .flat_map(|(n, t)| {
+                rule_ids(t, &prefixes)
+                    .into_iter()
+                    .map(move |id| (*n, id.to_owned()))
+            })
+            .collect()
+    };
     let rust = "let s = \"// C1 in a string\"; // C2 here\nlet r = r#\"/* C3 \"# ; /* C4 /* C5 */\nC6 */ 'a' '\\'' x<'b> // C7";
-    let found: Vec<_> = comments("x.rs", rust)
-        .iter()
-        .flat_map(|(n, t)| {
-            rule_ids(t, &prefixes)
-                .into_iter()
-                .map(move |id| (*n, id.to_owned()))
-        })
-        .collect();
+    let found = ids_in("x.rs", rust);
     let expected = [(1, "C2"), (2, "C4"), (2, "C5"), (3, "C6"), (3, "C7")];
     assert_eq!(found, expected.map(|(n, id)| (n, id.to_owned())));
     let python = "x = '# C1' # C2\n\"\"\"C3\nC4\"\"\"\ns = \"\"\"C5\"\"\"  # C6";
-    let found: Vec<_> = comments("x.py", python)
-        .iter()
-        .flat_map(|(n, t)| {
-            rule_ids(t, &prefixes)
-                .into_iter()
-                .map(move |id| (*n, id.to_owned()))
-        })
-        .collect();
+    let found = ids_in("x.py", python);
     let expected = [(1, "C2"), (2, "C3"), (3, "C4"), (4, "C5"), (4, "C6")];
     assert_eq!(found, expected.map(|(n, id)| (n, id.to_owned())));
     let js = "const a = `// C1\n${b}` + '/* C2' // C3\n/* C4 */ x";
-    let found: Vec<_> = comments("x.mjs", js)
-        .iter()
-        .flat_map(|(n, t)| {
-            rule_ids(t, &prefixes)
-                .into_iter()
-                .map(move |id| (*n, id.to_owned()))
-        })
-        .collect();
+    let found = ids_in("x.mjs", js);
     assert_eq!(found, [(2, "C3".to_owned()), (3, "C4".to_owned())]);
 
     let markdown = "<!-- C1: x -->\n# T\n<!-- C2\nC3 --> C4 <!-- C5 -->";
