@@ -47,6 +47,12 @@ pub(crate) fn check_depth(value: &Value, source: &str) -> Result<(), serde_json:
     Ok(())
 }
 
+/// JSON's insignificant whitespace (space, tab, CR, LF): the blanks that may stand between an
+/// opener and its JSON (`tag` T2, `signature` S1.2).
+pub(crate) fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use memchr::memchr;
 
+use crate::dialect::json::is_blank;
 use crate::dialect::output::Output;
 use crate::event::Event;
 use crate::parser::StreamParser;
@@ -44,10 +45,6 @@ enum State {
     },
     /// Mid-line: nothing can start before the next `\n`.
     Rest,
-}
-
-fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// The reference parser for `###:` blocks.

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use memchr::memchr;
 
+use crate::dialect::json::is_blank;
 use crate::dialect::output::Output;
 use crate::dialect::scan::LiteralFinder;
 use crate::event::Event;
@@ -44,11 +45,6 @@ enum State {
     /// A started call: its text up to here is held while `closer` looks for its `</NAME>`
     /// (T2.4) across chunks.
     Call { tag: usize, closer: LiteralFinder },
-}
-
-/// Blanks (T2): what may follow an opener before the character that decides.
-fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// The reference parser for `<ToolName>{json}</ToolName>` calls.
