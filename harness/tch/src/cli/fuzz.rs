@@ -218,7 +218,8 @@ fn report_failure(
         ),
         format!("against: {}", replay.argv.join(" ")),
         format!(
-            "verdicts: {} ({}): {}",
+            "verdicts: {}: {} ({}): {}",
+            finding.severity,
             finding.verdict_names(),
             finding.layer,
             finding.detail.lines().next().unwrap_or_default()
@@ -237,8 +238,9 @@ fn report_failure(
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "{} {} (stream {}, under {}: {} chars, {} chunks), shrunk in {} steps ({} tries) to:",
+        "{} {} {} (stream {}, under {}: {} chars, {} chunks), shrunk in {} steps ({} tries) to:",
         if failure.known { "KNOWN" } else { "FAIL" },
+        finding.severity,
         failure.target,
         failure.stream_number,
         failure.found_chunking.label,
@@ -249,7 +251,13 @@ fn report_failure(
     )?;
     writeln!(out, "  stream: {}", serde_json::to_string(&shrunk.stream)?)?;
     writeln!(out, "  chunks: {}", finding.chunks)?;
-    writeln!(out, "  {} ({})", finding.verdict_names(), finding.layer)?;
+    writeln!(
+        out,
+        "  {}: {} ({})",
+        finding.severity,
+        finding.verdict_names(),
+        finding.layer
+    )?;
     for line in finding.detail.lines() {
         writeln!(out, "    {line}")?;
     }
@@ -262,6 +270,7 @@ fn report_failure(
         "case": case.id,
         "path": path.display().to_string(),
         "target": failure.target,
+        "severity": finding.severity,
         "verdicts": finding.verdicts,
         "layer": finding.layer,
         "known": failure.known,

@@ -189,12 +189,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         report_dir: report_dir.join("replay"),
         argv: argv.clone(),
     };
+    replay.set_commands(&mut reports);
     let colour = std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     print_failures(
         &mut std::io::stdout().lock(),
         &reports,
-        &replay,
         &TerminalOptions {
             colour,
             verdicts: args.verdict.clone(),
@@ -222,15 +222,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     run_report
         .write(
             &report_dir,
-            &replay,
             &ReportOptions {
                 junit_not_applicable: args.junit_not_applicable,
             },
         )
         .with_context(|| format!("cannot write reports to {}", report_dir.display()))?;
     if let Some(path) = &args.write_expect_fail {
-        std::fs::write(path, expect::write(&run_report.cases))
+        std::fs::write(path, expect::write(&run_report.cases, &expectations))
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if !summary.failed_by_severity.is_empty() {
+        println!("failing cases by severity: {}", summary.severities());
     }
     println!(
         "{} replays in {:.1} s ({:.0} replays/s); {}; reports in {}",

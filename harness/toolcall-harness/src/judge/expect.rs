@@ -1,7 +1,9 @@
 //! Known failures (`--expect-fail FILE`, for `tch run` and `tch fuzz`), a ratchet for adopting
-//! `tch` in CI: each line is `CASE-GLOB` or `CASE-GLOB VERDICT-GLOB`; `#` starts a comment. A
-//! case whose every verdict is listed is a known failure; a listed case that passes is
-//! *fixed*, and fails the run until its line is removed.
+//! `tch` in CI: each line is `CASE-GLOB` or `CASE-GLOB VERDICT-GLOB`; `#` starts a comment,
+//! and a comment after an entry is its *reason* (an upstream link, a word on the cause),
+//! carried into the reports of the cases it covers. A case whose every verdict is listed is a
+//! known failure; a listed case that passes is *fixed*, and fails the run until its line is
+//! removed.
 
 use std::fmt::Write as _;
 
@@ -14,6 +16,18 @@ use crate::glob;
 struct Entry {
     case: String,
     verdict: Option<String>,
+    reason: Option<String>,
+}
+
+impl Entry {
+    /// Whether it covers `verdict` of `case`.
+    fn covers(&self, case: &str, verdict: Verdict) -> bool {
+        glob::matches(&self.case, case)
+            && self
+                .verdict
+                .as_deref()
+                .is_none_or(|v| glob::matches(v, verdict.name()))
+    }
 }
 
 /// The parsed `--expect-fail` file.
@@ -37,7 +51,10 @@ impl Expectations {
     pub fn parse(text: &str) -> Result<Expectations, ExpectError> {
         let mut entries = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
+            let (line, reason) = match line.split_once('#') {
+                Some((entry, comment)) => (entry.trim(), Some(comment.trim())),
+                None => (line.trim(), None),
+            };
             if line.is_empty() {
                 continue;
             }
@@ -47,6 +64,7 @@ impl Expectations {
                 (Some(case), None) => entries.push(Entry {
                     case: case.to_owned(),
                     verdict: verdict.map(str::to_owned),
+                    reason: reason.filter(|r| !r.is_empty()).map(str::to_owned),
                 }),
                 _ => {
                     return Err(ExpectError {
@@ -67,13 +85,17 @@ impl Expectations {
             .filter(|e| glob::matches(&e.case, case))
             .collect();
         !listed.is_empty()
-            && verdicts.iter().all(|verdict| {
-                listed.iter().any(|e| {
-                    e.verdict
-                        .as_deref()
-                        .is_none_or(|v| glob::matches(v, verdict.name()))
-                })
-            })
+            && verdicts
+                .iter()
+                .all(|&verdict| listed.iter().any(|e| e.covers(case, verdict)))
+    }
+
+    /// The reason of the first line with one that covers `verdict` of `case`.
+    pub fn reason(&self, case: &str, verdict: Verdict) -> Option<&str> {
+        self.entries
+            .iter()
+            .filter(|e| e.covers(case, verdict))
+            .find_map(|e| e.reason.as_deref())
     }
 
     /// Turns `Failed` into `KnownFailure` when every verdict is listed, and `Passed` into
@@ -88,8 +110,16 @@ impl Expectations {
         }
         match report.status {
             Status::Failed => {
-                if self.lists(&report.case, &report.verdicts()) {
+                let verdicts = report.verdicts();
+                if self.lists(&report.case, &verdicts) {
                     report.status = Status::KnownFailure;
+                    for verdict in verdicts {
+                        if let Some(reason) = self.reason(&report.case, verdict)
+                            && !report.reasons.iter().any(|r| r == reason)
+                        {
+                            report.reasons.push(reason.to_owned());
+                        }
+                    }
                 }
             }
             Status::Passed => {
@@ -103,15 +133,20 @@ impl Expectations {
     }
 }
 
-/// An `--expect-fail` file listing every current failure (for `--write-expect-fail`).
-pub fn write(reports: &[CaseReport]) -> String {
+/// An `--expect-fail` file listing every current failure (for `--write-expect-fail`), each
+/// line keeping the reason `previous` (the `--expect-fail` file of the run, if any) gave it.
+pub fn write(reports: &[CaseReport], previous: &Expectations) -> String {
     let mut out = String::from(
-        "# Known failures, written by `tch run --write-expect-fail`: CASE VERDICT per line.\n",
+        "# Known failures, written by `tch run --write-expect-fail`: CASE VERDICT per line,\n\
+         # and after `#` the reason (kept when the file is written again).\n",
     );
     for report in reports {
         if matches!(report.status, Status::Failed | Status::KnownFailure) {
             for verdict in report.verdicts() {
-                let _ = writeln!(out, "{} {verdict}", report.case);
+                let _ = match previous.reason(&report.case, verdict) {
+                    Some(reason) => writeln!(out, "{} {verdict} # {reason}", report.case),
+                    None => writeln!(out, "{} {verdict}", report.case),
+                };
             }
         }
     }
@@ -157,11 +192,38 @@ mod tests {
             report("md-fence/a", &[Verdict::LostText, Verdict::Order]),
             report("md-fence/ok", &[]),
         ];
-        let written = write(&reports);
+        let written = write(&reports, &Expectations::default());
         let expectations = Expectations::parse(&written).expect("parses");
         let mut again = reports[0].clone();
         expectations.apply(&mut again);
         assert_eq!(again.status, Status::KnownFailure);
+        assert!(again.reasons.is_empty());
         assert!(Expectations::parse("a b c").is_err());
+    }
+
+    #[test]
+    fn reasons_reach_the_report_and_survive_a_rewrite() {
+        let expectations = Expectations::parse(
+            "# a whole-line comment is no reason\n\
+             md-fence/a lost-text   # upstream #12: drops the tail\n\
+             md-fence/a order #\n\
+             md-fence/* crash # https://example.org/bug/7\n",
+        )
+        .expect("parses");
+        let mut known = report("md-fence/a", &[Verdict::LostText, Verdict::Order]);
+        expectations.apply(&mut known);
+        assert_eq!(known.status, Status::KnownFailure);
+        assert_eq!(known.reasons, ["upstream #12: drops the tail"]);
+        let mut crashed = report("md-fence/b", &[Verdict::Crash]);
+        expectations.apply(&mut crashed);
+        assert_eq!(crashed.reasons, ["https://example.org/bug/7"]);
+
+        let rewritten = write(
+            &[known, report("md-fence/c", &[Verdict::Crash])],
+            &expectations,
+        );
+        assert!(rewritten.contains("md-fence/a lost-text # upstream #12: drops the tail\n"));
+        assert!(rewritten.contains("md-fence/a order\n"));
+        assert!(rewritten.contains("md-fence/c crash # https://example.org/bug/7\n"));
     }
 }

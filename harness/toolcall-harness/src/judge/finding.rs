@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{Layer, Verdict};
+use super::{Layer, Severity, Verdict};
 use crate::event::Event;
 use crate::split::{ChunkSpec, Chunking, Realism, SplitKind};
 
@@ -15,6 +15,8 @@ use crate::split::{ChunkSpec, Chunking, Realism, SplitKind};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
+    /// How much it would hurt (`specs/runner.md` R4.3): the worst of its verdicts'.
+    pub severity: Severity,
     /// Every verdict the replay earned, in [`Verdict::ALL`] order.
     pub verdicts: Vec<Verdict>,
     /// Conformance (the whole stream shows it) or streaming.
@@ -44,6 +46,10 @@ pub struct Finding {
         serialize_with = "serialize_as_lines"
     )]
     pub events: Vec<Event>,
+    /// The command that replays exactly this finding (`specs/runner.md` R6.3); set by who
+    /// knows the run's options, empty until then.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub replay: String,
 }
 
 fn serialize_as_lines<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
@@ -67,6 +73,7 @@ impl Finding {
             .collect::<Vec<_>>()
             .join("\n");
         Finding {
+            severity: Severity::of(&verdicts),
             layer: Layer::of(&verdicts, chunking.is_whole()),
             verdicts,
             splitting: chunking.label.clone(),
@@ -76,6 +83,7 @@ impl Finding {
             detail,
             diff: String::new(),
             events: Vec::new(),
+            replay: String::new(),
         }
     }
 
@@ -121,7 +129,8 @@ impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} ({}) under {}, chunks {}:",
+            "{}: {} ({}) under {}, chunks {}:",
+            self.severity,
             self.verdict_names(),
             self.layer,
             self.under(),
@@ -186,8 +195,14 @@ pub struct CaseReport {
     pub dialect: String,
     /// How it ended.
     pub status: Status,
+    /// Its worst finding's severity; none when it has no finding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+    /// The reasons (`# …`) of the `--expect-fail` lines that made it a known failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
     /// One finding per distinct list of verdicts: the first replay that showed it (for
-    /// streaming findings, the one with the fewest chunks).
+    /// streaming findings, the one with the fewest chunks), worst severity first.
     pub findings: Vec<Finding>,
     /// Replays run.
     pub replays: usize,
@@ -212,6 +227,8 @@ impl CaseReport {
             case: case.to_owned(),
             dialect: dialect.to_owned(),
             status: Status::Passed,
+            severity: None,
+            reasons: Vec::new(),
             findings: Vec::new(),
             replays: 0,
             tally: BTreeMap::new(),
@@ -250,6 +267,7 @@ impl CaseReport {
         if !self.would_keep(&new.verdicts, chunks) {
             return;
         }
+        self.severity = Some(self.severity.map_or(new.severity, |s| s.min(new.severity)));
         match self
             .findings
             .iter_mut()
@@ -258,7 +276,13 @@ impl CaseReport {
             // Only a streaming finding can be shown under fewer chunks.
             Some(old) if new.layer == Layer::Streaming => *old = new,
             Some(_) => {}
-            None => self.findings.push(new),
+            // Worst first (R4.3), in the order found within one severity.
+            None => {
+                let at = self
+                    .findings
+                    .partition_point(|f| f.severity <= new.severity);
+                self.findings.insert(at, new);
+            }
         }
         self.status = Status::Failed;
     }
@@ -315,9 +339,13 @@ mod tests {
         report.record(SplitKind::Single, None);
         assert_eq!(report.status, Status::Failed);
         assert_eq!(report.findings.len(), 2);
-        assert_eq!(report.findings[0].layer, Layer::Conformance);
-        assert_eq!(report.findings[1].splitting, "cut@2");
-        assert_eq!(report.findings[1].layer, Layer::Streaming);
+        // The lost call (high) goes before the lost text (medium) found first.
+        assert_eq!(report.findings[0].splitting, "cut@2");
+        assert_eq!(report.findings[0].layer, Layer::Streaming);
+        assert_eq!(report.findings[0].severity, Severity::High);
+        assert_eq!(report.findings[1].layer, Layer::Conformance);
+        assert_eq!(report.findings[1].severity, Severity::Medium);
+        assert_eq!(report.severity, Some(Severity::High));
         assert_eq!(
             report.tally["single"],
             Tally {

@@ -3,6 +3,7 @@
 //! here and comes out as the same [`Finding`]s.
 //!
 //! - [`verdict`]: the names of the ways to fail, and the two layers (conformance, streaming);
+//! - [`severity`]: how much a finding would hurt, from its verdicts;
 //! - [`finding`]: a finding per failing replay, a report per case;
 //! - [`grammar`]: the event grammar every candidate's events must follow;
 //! - [`mod@conformance`]: comparable events, and the verdicts that name how output differs;
@@ -17,6 +18,7 @@ pub mod finding;
 pub mod grammar;
 pub mod reference;
 pub mod replay;
+pub mod severity;
 pub mod verdict;
 
 pub use conformance::{comparable, conformance};
@@ -25,4 +27,5 @@ pub use expect::Expectations;
 pub use finding::{CaseReport, Finding, Status, Tally};
 pub use reference::check_reference;
 pub use replay::{StreamJudge, verdict_of};
+pub use severity::Severity;
 pub use verdict::{Layer, Verdict};

@@ -33,10 +33,9 @@ pub fn render(
                 Status::Failed | Status::Fixed => {
                     let mut failure = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     let verdicts: Vec<&str> = case.verdicts().iter().map(|v| v.name()).collect();
-                    failure.set_message(if case.status == Status::Fixed {
-                        "fixed: remove it from --expect-fail".to_owned()
-                    } else {
-                        verdicts.join(", ")
+                    failure.set_message(match case.severity {
+                        None => "fixed: remove it from --expect-fail".to_owned(),
+                        Some(severity) => format!("{severity}: {}", verdicts.join(", ")),
                     });
                     failure.set_type(verdicts.first().copied().unwrap_or("fixed"));
                     failure.set_description(describe(case));

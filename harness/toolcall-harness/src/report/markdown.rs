@@ -1,14 +1,14 @@
-//! `summary.md`: the counts, the layers, a verdict matrix per dialect (only the verdicts that
-//! occur) and each failing case with its first finding and replay command, fit for a CI job
-//! summary.
+//! `summary.md`: the counts, the severities and layers, a verdict matrix per dialect (only the
+//! verdicts that occur), each failing case, worst first, with its worst finding and replay
+//! command, and the known failures with their reasons: fit for a CI job summary.
 
 use std::fmt::Write as _;
 
-use super::{Replay, RunReport};
+use super::RunReport;
 use crate::judge::{CaseReport, Layer, Status};
 
 /// The report as Markdown.
-pub fn render(report: &RunReport, replay: &Replay) -> String {
+pub fn render(report: &RunReport) -> String {
     let s = &report.summary;
     let mut md = String::new();
     let _ = writeln!(md, "## tch: {}\n", report.candidate.name);
@@ -21,6 +21,13 @@ pub fn render(report: &RunReport, replay: &Replay) -> String {
         s.seconds,
         s.replays_per_second
     );
+    if !s.failed_by_severity.is_empty() {
+        let _ = writeln!(md, "Failing cases by severity, worst first:\n");
+        for (severity, n) in &s.failed_by_severity {
+            let _ = writeln!(md, "- **{n} {severity}**: {}", severity.meaning());
+        }
+        md.push('\n');
+    }
     let _ = writeln!(
         md,
         "Findings by layer: **{}** conformance (wrong under the whole stream too), **{}** \
@@ -68,11 +75,13 @@ pub fn render(report: &RunReport, replay: &Replay) -> String {
         }
         md.push('\n');
     }
-    let failed: Vec<&CaseReport> = report
-        .cases
-        .iter()
-        .filter(|c| c.status.fails_the_run())
-        .collect();
+    let worst_first = |keep: fn(Status) -> bool| {
+        let mut cases: Vec<&CaseReport> = report.cases.iter().filter(|c| keep(c.status)).collect();
+        // A fixed case (no finding) last; the sort is stable: report order within.
+        cases.sort_by_key(|c| (c.severity.is_none(), c.severity));
+        cases
+    };
+    let failed = worst_first(Status::fails_the_run);
     if !failed.is_empty() {
         md.push_str("\n### Failures\n\n");
         for case in failed {
@@ -82,13 +91,14 @@ pub fn render(report: &RunReport, replay: &Replay) -> String {
             };
             let _ = writeln!(
                 md,
-                "- `{}`: {} ({}) under `{}`: {}; replay with `{}`",
+                "- **{}** `{}`: {} ({}) under `{}`: {}; replay with `{}`",
+                finding.severity,
                 case.case,
                 finding.verdict_names(),
                 finding.layer,
                 finding.under(),
                 finding.detail.lines().next().unwrap_or(""),
-                replay.command(&case.case, finding.replay_chunks())
+                finding.replay
             );
             if case.findings.len() > 1 {
                 let _ = writeln!(
@@ -97,6 +107,27 @@ pub fn render(report: &RunReport, replay: &Replay) -> String {
                     case.findings.len() - 1
                 );
             }
+        }
+    }
+    let known = worst_first(|status| status == Status::KnownFailure);
+    if !known.is_empty() {
+        md.push_str("\n### Known failures (`--expect-fail`)\n\n");
+        for case in known {
+            let _ = write!(
+                md,
+                "- **{}** `{}`: {}",
+                case.severity.map_or("", |s| s.name()),
+                case.case,
+                case.verdicts()
+                    .iter()
+                    .map(|v| v.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if !case.reasons.is_empty() {
+                let _ = write!(md, " ({})", case.reasons.join("; "));
+            }
+            md.push('\n');
         }
     }
     md

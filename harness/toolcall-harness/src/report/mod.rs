@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod replay;
 pub mod terminal;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::Path;
@@ -19,7 +20,7 @@ use serde::Serialize;
 
 pub use replay::{Replay, shell_quote};
 
-use crate::judge::{CaseReport, Layer, Status, Verdict};
+use crate::judge::{CaseReport, Layer, Severity, Status, Verdict};
 
 /// The whole run, as `report.json` holds it.
 #[derive(Debug, Clone, Serialize)]
@@ -72,6 +73,8 @@ pub struct Summary {
     pub conformance_findings: usize,
     /// Findings of failing cases in the streaming layer.
     pub streaming_findings: usize,
+    /// Failing cases by their severity (`specs/runner.md` R4.3), worst first.
+    pub failed_by_severity: BTreeMap<Severity, usize>,
     /// Replays run.
     pub replays: usize,
     /// Wall time of the run.
@@ -99,6 +102,9 @@ impl Summary {
                 Status::NotApplicable | Status::Skipped => summary.skipped += 1,
             }
             if case.status == Status::Failed {
+                if let Some(severity) = case.severity {
+                    *summary.failed_by_severity.entry(severity).or_default() += 1;
+                }
                 for finding in &case.findings {
                     match finding.layer {
                         Layer::Conformance => summary.conformance_findings += 1,
@@ -124,6 +130,16 @@ impl Summary {
         )
     }
 
+    /// The failing cases by severity, worst first: `2 critical, 1 medium`; empty when none
+    /// failed.
+    pub fn severities(&self) -> String {
+        self.failed_by_severity
+            .iter()
+            .map(|(severity, n)| format!("{n} {severity}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The layers of the failing cases' findings: `3 conformance, 5 streaming findings`.
     pub fn layers(&self) -> String {
         format!(
@@ -142,14 +158,14 @@ pub struct ReportOptions {
 
 impl RunReport {
     /// Writes `report.json`, `junit.xml` and `summary.md` into `dir` (created if needed).
-    pub fn write(&self, dir: &Path, replay: &Replay, options: &ReportOptions) -> io::Result<()> {
+    pub fn write(&self, dir: &Path, options: &ReportOptions) -> io::Result<()> {
         fs::create_dir_all(dir)?;
         fs::write(dir.join("report.json"), json::render(self)?)?;
         fs::write(
             dir.join("junit.xml"),
             junit::render(self, options).map_err(io::Error::other)?,
         )?;
-        fs::write(dir.join("summary.md"), markdown::render(self, replay))?;
+        fs::write(dir.join("summary.md"), markdown::render(self))?;
         Ok(())
     }
 

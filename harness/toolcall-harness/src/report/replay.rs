@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::judge::CaseReport;
 use crate::split::ChunkSpec;
 
 /// What every replay of one run shares.
@@ -50,6 +51,18 @@ impl Replay {
             .map(|w| shell_quote(w))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+}
+
+impl Replay {
+    /// Gives every finding of `reports` the command that replays it, which every report
+    /// then prints.
+    pub fn set_commands(&self, reports: &mut [CaseReport]) {
+        for report in reports {
+            for finding in &mut report.findings {
+                finding.replay = self.command(&report.case, finding.replay_chunks());
+            }
+        }
     }
 }
 

@@ -1,10 +1,9 @@
-//! Failures as `tch run` prints them: per failing case its verdicts and layers, then each
-//! finding once with its detail, its labelled diff (coloured on a terminal) and the command
-//! that replays it.
+//! Failures as `tch run` prints them: per failing case its severity, verdicts and layers, then
+//! each finding once with its severity, detail, labelled diff (coloured on a terminal) and the
+//! command that replays it.
 
 use std::io::{self, Write};
 
-use super::Replay;
 use crate::judge::{CaseReport, Finding, Verdict};
 
 /// How to print.
@@ -22,7 +21,6 @@ pub struct TerminalOptions {
 pub fn print_failures(
     out: &mut dyn Write,
     reports: &[CaseReport],
-    replay: &Replay,
     options: &TerminalOptions,
 ) -> io::Result<()> {
     let shown = |finding: &Finding| {
@@ -41,25 +39,20 @@ pub fn print_failures(
         let mut layers: Vec<&str> = report.findings.iter().map(|f| f.layer.name()).collect();
         layers.sort_unstable();
         layers.dedup();
-        if verdicts.is_empty() {
-            writeln!(out, "FAIL {} [fixed]", report.case)?;
-        } else {
-            writeln!(
+        match report.severity {
+            None => writeln!(out, "FAIL {} [fixed]", report.case)?,
+            Some(severity) => writeln!(
                 out,
-                "FAIL {} [{}] ({})",
+                "FAIL {} {severity} [{}] ({})",
                 report.case,
                 verdicts.join(", "),
                 layers.join(", ")
-            )?;
+            )?,
         }
         let limit = options.findings_per_case.max(1);
         for finding in findings.iter().take(limit) {
             print_finding(out, finding, options.colour)?;
-            writeln!(
-                out,
-                "  replay: {}",
-                replay.command(&report.case, finding.replay_chunks())
-            )?;
+            writeln!(out, "  replay: {}", finding.replay)?;
         }
         if findings.len() > limit {
             writeln!(
@@ -78,7 +71,8 @@ pub fn print_failures(
 fn print_finding(out: &mut dyn Write, finding: &Finding, colour: bool) -> io::Result<()> {
     writeln!(
         out,
-        "  {} ({}) under {}, chunks {}:",
+        "  {}: {} ({}) under {}, chunks {}:",
+        finding.severity,
         finding.verdict_names(),
         finding.layer,
         finding.under(),
