@@ -1,20 +1,51 @@
 #!/usr/bin/env node
-// A tch candidate (specs/protocol.md) wrapping the REAL streaming parser of
-// @ai-sdk-tool/parser 4.1.26: its `hermesProtocol` (`<tool_call>{json}</tool_call>`), driven
-// through the package's own AI SDK middleware stream pipeline (`wrapStream`), exactly as
-// `wrapLanguageModel({ model, middleware: hermesToolMiddleware })` + `streamText` would.
+// A tch candidate (specs/protocol.md) wrapping the REAL streaming parsers of
+// @ai-sdk-tool/parser 4.1.26, driven through the package's own AI SDK middleware stream
+// pipeline (`wrapStream`) and composed with the `ai` package (6.0.206) exactly as an AI SDK
+// user composes them:
 //
-// This adapter only translates: tch chunks become `text-delta` stream parts, the parts that
-// come out become tch events. It never fixes the parser. See README.md for the mapping.
+//   wrapLanguageModel({ model, middleware: [TOOL_MIDDLEWARE, extractReasoningMiddleware({ tagName: 'think' })] })
+//
+// One process serves every dialect it maps; `begin.dialect` picks the protocol:
+//
+//   hermes       hermesToolMiddleware      (hermesProtocol())      + extractReasoningMiddleware
+//   qwen3-coder  qwen3CoderToolMiddleware  (qwen3CoderProtocol())  + extractReasoningMiddleware
+//   tag          yamlXmlToolMiddleware     (yamlXmlProtocol({}))   (no reasoning: tag has none)
+//
+// This adapter only translates: tch chunks become `text-delta` stream parts of a model, the
+// parts that come out of the wrapped model become tch events. It never fixes the parser.
+// See README.md for the driving, the mapping and what each dialect/protocol pair differs in.
 //
 //   npm ci --prefix adapters/ai-sdk-tool-parser
-//   tch run --dialect hermes -- node adapters/ai-sdk-tool-parser/adapter.mjs
+//   tch run -- node adapters/ai-sdk-tool-parser/adapter.mjs
 
 import readline from 'node:readline';
-import { hermesProtocol, hermesToolMiddleware, wrapStream } from '@ai-sdk-tool/parser';
+import {
+  hermesProtocol,
+  hermesToolMiddleware,
+  qwen3CoderProtocol,
+  qwen3CoderToolMiddleware,
+  wrapStream,
+  yamlXmlProtocol,
+  yamlXmlToolMiddleware,
+} from '@ai-sdk-tool/parser';
+import { extractReasoningMiddleware, wrapLanguageModel } from 'ai';
 
-const NAME = 'ai-sdk-tool-parser-4.1.26-hermes';
-const DIALECTS = ['hermes'];
+const NAME = 'ai-sdk-tool-parser-4.1.26';
+
+// tch dialect -> the package's preconfigured middleware, a fresh instance of the protocol it
+// was built with (src/preconfigured-middleware.ts: `hermesProtocol()`, `qwen3CoderProtocol`
+// resolved by createToolMiddleware, `yamlXmlProtocol({})`), and whether the model family
+// thinks in <think> (hermes H5, qwen3-coder §2).
+const DIALECTS = {
+  hermes: { middleware: hermesToolMiddleware, protocol: () => hermesProtocol(), think: true },
+  'qwen3-coder': {
+    middleware: qwen3CoderToolMiddleware,
+    protocol: () => qwen3CoderProtocol(),
+    think: true,
+  },
+  tag: { middleware: yamlXmlToolMiddleware, protocol: () => yamlXmlProtocol({}), think: false },
+};
 
 // Standard output carries protocol lines only. The package logs with console.log when
 // DEBUG_PARSER_MW is set; send any such logging to standard error instead.
@@ -23,17 +54,17 @@ console.log = console.info = console.debug = console.warn = console.error;
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const nextTimerTick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-// The parser's TransformStream, observed: how many input parts its `transform` has taken and
-// how many parts it has enqueued, counted synchronously at the moment it enqueues them (its
-// setTimeout(0) progress callback included, since it keeps the controller it was given).
-// This changes nothing the parser does; it tells the adapter (1) when a chunk has been
-// consumed and (2) where, among the parser's output parts, an onError report falls.
-function countingTransformStream(Native, counter) {
+// A TransformStream, observed: how many parts its `transform` has taken (`stage.in`) and how
+// many parts it has enqueued (`stage.out`), counted synchronously at the moment it enqueues
+// them (a deferred callback that kept the controller included). It passes everything through
+// unchanged and changes nothing the stage does; it tells the adapter (1) when a part has been
+// consumed and (2) where, among the output parts, an onError report falls.
+function countingTransformStream(Native, stage) {
   return class CountingTransformStream extends Native {
     constructor(transformer = {}, writableStrategy, readableStrategy) {
       const wrap = (controller) => ({
         enqueue(part) {
-          counter.enqueued += 1;
+          stage.out += 1;
           controller.enqueue(part);
         },
         error(reason) {
@@ -49,7 +80,7 @@ function countingTransformStream(Native, counter) {
       const observed = { ...transformer };
       if (transformer.start) observed.start = (c) => transformer.start.call(transformer, wrap(c));
       observed.transform = (part, c) => {
-        counter.transformed += 1;
+        stage.in += 1;
         return transformer.transform
           ? transformer.transform.call(transformer, part, wrap(c))
           : wrap(c).enqueue(part);
@@ -60,15 +91,32 @@ function countingTransformStream(Native, counter) {
   };
 }
 
-// `hermesProtocol()` (default delimiters, as `hermesToolMiddleware` builds it), its stream
-// parser constructed with the counting TransformStream above in place of the global one.
-function observedHermesProtocol(counter) {
-  const base = hermesProtocol();
+// Run `fn` with the global TransformStream replaced, for its FIRST construction only, by the
+// counting subclass above; every later construction gets the native class.
+async function observingFirstTransformStream(stage, fn) {
+  const Native = globalThis.TransformStream;
+  const Counting = countingTransformStream(Native, stage);
+  globalThis.TransformStream = class extends Native {
+    constructor(...args) {
+      globalThis.TransformStream = Native;
+      return new Counting(...args);
+    }
+  };
+  try {
+    return await fn();
+  } finally {
+    globalThis.TransformStream = Native;
+  }
+}
+
+// The dialect's protocol, its stream parser constructed with the counting TransformStream in
+// place of the global one (`createStreamParser` builds exactly one, synchronously).
+function observedProtocol(base, stage) {
   return {
     ...base,
     createStreamParser(args) {
       const Native = globalThis.TransformStream;
-      globalThis.TransformStream = countingTransformStream(Native, counter);
+      globalThis.TransformStream = countingTransformStream(Native, stage);
       try {
         return base.createStreamParser(args);
       } finally {
@@ -76,6 +124,56 @@ function observedHermesProtocol(counter) {
       }
     },
   };
+}
+
+// The package's preconfigured middleware, unchanged (its transformParams, its wrapGenerate),
+// but for one thing: its wrapStream is the package's exported `wrapStream` called exactly as
+// createToolMiddleware calls it (src/tool-call-middleware.ts), with the observed protocol.
+function observedToolMiddleware(spec, stage) {
+  const protocol = observedProtocol(spec.protocol(), stage);
+  return {
+    ...spec.middleware,
+    wrapStream: ({ doStream, doGenerate, params }) =>
+      wrapStream({ protocol, doStream, doGenerate, params }),
+  };
+}
+
+// The ai package's extractReasoningMiddleware, its one TransformStream observed.
+function observedReasoningMiddleware(options, stage) {
+  const middleware = extractReasoningMiddleware(options);
+  return {
+    ...middleware,
+    wrapStream: (args) => observingFirstTransformStream(stage, () => middleware.wrapStream(args)),
+  };
+}
+
+// Does the prefill leave the stream inside reasoning? Read as hermes H6.1 / qwen3-coder §2
+// read it: in text, `<think>` opens reasoning and `<tool_call>` a call block (inside which
+// neither think marker means anything, up to `</tool_call>`); in reasoning only `</think>`
+// is a marker. A partial marker at the end counts for nothing (C9.1).
+function prefillEndsInReasoning(prefill) {
+  let mode = 'text';
+  let at = 0;
+  for (;;) {
+    if (mode === 'text') {
+      const think = prefill.indexOf('<think>', at);
+      const call = prefill.indexOf('<tool_call>', at);
+      if (think < 0 && call < 0) return false;
+      if (call < 0 || (think >= 0 && think < call)) {
+        mode = 'reasoning';
+        at = think + '<think>'.length;
+      } else {
+        mode = 'call';
+        at = call + '<tool_call>'.length;
+      }
+    } else {
+      const closer = mode === 'reasoning' ? '</think>' : '</tool_call>';
+      const end = prefill.indexOf(closer, at);
+      if (end < 0) return mode === 'reasoning';
+      mode = 'text';
+      at = end + closer.length;
+    }
+  }
 }
 
 // AI SDK LanguageModelV3 function tools from the tools of tch's `begin`.
@@ -91,11 +189,13 @@ function functionTools(tools) {
 // Stream parts with no tch counterpart: stream metadata, not parser output.
 const METADATA_PARTS = new Set(['stream-start', 'response-metadata', 'finish', 'raw']);
 
-// One part that came out of the middleware's stream, as a tch event (or null).
+// One part that came out of the wrapped model's stream, as a tch event (or null).
 function toEvent(part) {
   switch (part.type) {
     case 'text-delta':
       return { type: 'text-delta', delta: part.delta };
+    case 'reasoning-delta':
+      return { type: 'reasoning-delta', delta: part.delta };
     case 'tool-input-start':
       return { type: 'tool-input-start', id: part.id, toolName: part.toolName };
     case 'tool-input-delta':
@@ -110,7 +210,8 @@ function toEvent(part) {
       return { type: 'error', errorText: errorText(part.error) };
     default:
       if (METADATA_PARTS.has(part.type)) return null;
-      return part; // text-start/text-end (ignored by tch) and anything unexpected, verbatim
+      // text-start/-end, reasoning-start/-end (ignored by tch) and anything unexpected, verbatim
+      return part;
   }
 }
 
@@ -125,45 +226,64 @@ function errorText(error) {
 }
 
 class Session {
-  constructor(tools) {
-    this.counter = { transformed: 0, enqueued: 0 };
+  constructor(request) {
+    const spec = DIALECTS[request.dialect];
+    if (!spec) throw new Error(`dialect ${request.dialect} is not served`);
+    this.parser = { in: 0, out: 0 }; // the protocol's stream parser
+    this.reasoning = spec.think ? { in: 0, out: 0 } : null; // extractReasoningMiddleware's stage
+    this.startWithReasoning = spec.think && prefillEndsInReasoning(request.prefill ?? '');
     this.written = 0; // parts written into the model stream
-    this.read = 0; // parts read out of the middleware's stream
+    this.read = 0; // parts read out of the wrapped model's stream
     this.events = []; // tch events not yet sent
     this.reports = []; // onError reports not yet placed: { after: n parser parts, message }
     this.dead = false; // the stream errored: nothing more will come out
+    this.textStarted = false;
     this.source = null;
-    this.ready = this.open(tools);
+    this.ready = this.open(spec, request.tools);
   }
 
-  async open(tools) {
-    const counter = this.counter;
-    const model = new ReadableStream({
+  async open(spec, tools) {
+    const source = new ReadableStream({
       start: (controller) => {
         this.source = controller;
       },
     });
+    // The provider model: its doStream returns the stream the adapter writes into.
+    const model = {
+      specificationVersion: 'v3',
+      provider: 'tch',
+      modelId: 'tch-stream',
+      supportedUrls: {},
+      doGenerate: async () => {
+        throw new Error('doGenerate is not used when streaming without toolChoice');
+      },
+      doStream: async () => ({ stream: source }),
+    };
+    // As the package's examples compose a reasoning model (README.md, "Reasoning"): the tool
+    // middleware first in the array (outermost), extractReasoningMiddleware last (it wraps
+    // the model, so it sees the model's text first).
+    const middleware = [observedToolMiddleware(spec, this.parser)];
+    if (this.reasoning) {
+      middleware.push(
+        observedReasoningMiddleware(
+          { tagName: 'think', startWithReasoning: this.startWithReasoning },
+          this.reasoning,
+        ),
+      );
+    }
+    const wrapped = wrapLanguageModel({ model, middleware });
     // An AI SDK user's middleware onError (providerOptions.toolCallMiddleware.onError): the
     // parser's only report of a malformed or unfinished block. Placed among the output parts
     // at the position the parser had reached when it called it.
     const onError = (message) => {
-      this.reports.push({ after: counter.enqueued, message });
+      this.reports.push({ after: this.parser.out, message });
     };
-    const params = await hermesToolMiddleware.transformParams({
-      type: 'stream',
-      params: {
-        prompt: [],
-        tools: functionTools(tools),
-        providerOptions: { toolCallMiddleware: { onError } },
-      },
-    });
-    const { stream } = await wrapStream({
-      protocol: observedHermesProtocol(counter),
-      doStream: async () => ({ stream: model }),
-      doGenerate: async () => {
-        throw new Error('doGenerate is not used when streaming without toolChoice');
-      },
-      params,
+    // What streamText hands the model: the call options, tools as function tools, no
+    // toolChoice (so the streaming parser is used, not doGenerate).
+    const { stream } = await wrapped.doStream({
+      prompt: [],
+      tools: functionTools(tools),
+      providerOptions: { toolCallMiddleware: { onError } },
     });
     this.finished = this.pump(stream.getReader());
   }
@@ -193,28 +313,43 @@ class Session {
     }
   }
 
-  // Let the pipeline settle after a chunk:
-  //  1. turns of the event loop until the parser's `transform` has taken the part (the pipes
-  //     between the model stream and the parser are promise-driven);
-  //  2. one setTimeout(0): inside a call, `transform` schedules its tool-input progress on a
-  //     setTimeout(0); ours is registered after it with the same delay, and Node runs timers
-  //     of one delay in the order they were set, so the parser's callback has run when ours
-  //     does (this is what a real model stream, whose chunks are a network read apart, gives
-  //     it);
+  // Let the pipeline settle after parts were written:
+  //  1. turns of the event loop until the reasoning stage (when there is one) has taken every
+  //     part written, then until the parser's `transform` has taken every part that stage
+  //     (or, without it, the model) gave it (the pipes between stages are promise-driven);
+  //  2. one setTimeout(0): inside a call, hermes' `transform` schedules its tool-input
+  //     progress on a setTimeout(0); ours is registered after it with the same delay, and
+  //     Node runs timers of one delay in the order they were set, so the parser's callback
+  //     has run when ours does (what a real model stream, whose chunks are a network read
+  //     apart, gives it);
   //  3. turns of the event loop until every part the parser enqueued (counted when enqueued)
   //     has come out of the middleware's last stage to us.
   async settle() {
-    while (!this.dead && this.counter.transformed < this.written) await nextTurn();
+    let given = this.written;
+    if (this.reasoning) {
+      while (!this.dead && this.reasoning.in < this.written) await nextTurn();
+      given = this.reasoning.out;
+    }
+    while (!this.dead && this.parser.in < given) await nextTurn();
     await nextTimerTick();
-    while (!this.dead && this.read < this.counter.enqueued) await nextTurn();
+    while (!this.dead && this.read < this.parser.out) await nextTurn();
     this.placeReports();
+  }
+
+  write(part) {
+    this.source.enqueue(part);
+    this.written += 1;
   }
 
   async chunk(text) {
     await this.ready;
     if (!this.dead) {
-      this.source.enqueue({ type: 'text-delta', id: 'txt-0', delta: text });
-      this.written += 1;
+      // An AI SDK provider opens its text part before the first content delta.
+      if (!this.textStarted) {
+        this.write({ type: 'text-start', id: 'txt-0' });
+        this.textStarted = true;
+      }
+      this.write({ type: 'text-delta', id: 'txt-0', delta: text });
       await this.settle();
     }
     return this.events.splice(0);
@@ -223,9 +358,10 @@ class Session {
   async end() {
     await this.ready;
     if (!this.dead) {
-      // A model stream ends with a `finish` part, then closes: the hermes parser flushes its
-      // buffer (text held back, an unfinished call) only on `finish`.
-      this.source.enqueue({
+      // A provider stream ends its text part, then sends `finish`, then closes: the parsers
+      // flush what they hold (text, an unfinished call) on `finish`.
+      if (this.textStarted) this.write({ type: 'text-end', id: 'txt-0' });
+      this.write({
         type: 'finish',
         finishReason: { unified: 'stop', raw: 'stop' },
         usage: {
@@ -250,10 +386,10 @@ async function serve() {
     const out = [];
     switch (request.op) {
       case 'hello':
-        send(out, { type: 'hello', protocol: 1, name: NAME, dialects: DIALECTS });
+        send(out, { type: 'hello', protocol: 1, name: NAME, dialects: Object.keys(DIALECTS) });
         break;
       case 'begin':
-        session = new Session(request.tools);
+        session = new Session(request);
         break;
       case 'chunk':
         for (const event of await session.chunk(request.text)) send(out, event);

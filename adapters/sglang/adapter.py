@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""A tch candidate (specs/protocol.md) wrapping the REAL streaming tool-call and reasoning
+parsers of SGLang, as extracted in the PyPI package llm-router-utils 0.8.1: one process for
+every tch dialect that one of its `FunctionCallParser` detectors reads (`begin.dialect` picks
+the detector, and the reasoning parser a deployment of that model family runs beside it).
+
+Each stream is driven as SGLang's OpenAI server drives a chat completion
+(`OpenAIServingChat._generate_stream_content`: `_process_reasoning_stream`, then
+`_process_tool_call_stream`, then at the finishing step `_check_for_unstreamed_tool_args`),
+producing the OpenAI chat-completion deltas the server would send; the OpenAI-delta bridge
+(adapters/bridge/python/openai_deltas.py) reads them as a client (the AI SDK's
+openai-compatible model) does. The adapter never fixes the parsers: see README.md for the
+mapping and every choice made.
+
+    python3 -m venv adapters/sglang/.venv
+    adapters/sglang/.venv/bin/pip install --no-deps -r adapters/sglang/requirements.txt
+    tch run -- adapters/sglang/.venv/bin/python adapters/sglang/adapter.py
+"""
+
+import json
+import logging
+import os
+import sys
+import types
+import uuid
+
+# SGLang logs parse failures with `logging`: keep them on standard error, never stdout.
+logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bridge", "python"))
+from openai_deltas import serve  # noqa: E402
+
+# `parser/reasoning_parser.py` imports `PreTrainedTokenizerBase` from transformers for one type
+# annotation (`get_think_end_token_ids`, never called here); nothing else of transformers is
+# used by the parsers. A stand-in module keeps the 500 MB of transformers out of the install.
+if "transformers" not in sys.modules:
+    _stub = types.ModuleType("transformers")
+    _stub.PreTrainedTokenizerBase = object
+    sys.modules["transformers"] = _stub
+
+from llm_router_utils.sglang.srt.entrypoints.openai.protocol import (  # noqa: E402
+    DeltaMessage,
+    Function,
+    FunctionResponse,
+    Tool,
+    ToolCall,
+)
+from llm_router_utils.sglang.srt.function_call.function_call_parser import (  # noqa: E402
+    FunctionCallParser,
+)
+from llm_router_utils.sglang.srt.parser.reasoning_parser import ReasoningParser  # noqa: E402
+
+NAME = "sglang-llm-router-utils-0.8.1"
+
+# tch dialect -> (`--tool-call-parser`, `--reasoning-parser`): README.md says why each.
+PARSERS = {
+    "hermes": ("hermes", "qwen3"),
+    "qwen3-coder": ("qwen3_coder", "qwen3"),
+    "harmony": ("gpt-oss", "gpt-oss"),
+    "deepseek-v3": ("deepseekv3", "deepseek-v3"),
+    "deepseek-v3.1": ("deepseekv31", "deepseek-v3"),
+    "deepseek-v3.2": ("deepseekv32", "deepseek-v3"),
+    "deepseek-v4": ("deepseekv4", "deepseek-v4"),
+    "deepseek-v4.1": ("deepseekv41", "deepseek-v41"),
+    "kimi-k2": ("kimi_k2", "kimi_k2"),
+    "kimi-k3": ("kimi_k3", "kimi_k3"),
+}
+
+
+def parser_overrides(spec):
+    """TCH_SGLANG_PARSERS="DIALECT=TOOL[/REASONING],...": another detector (and reasoning
+    parser, or `none`) of the package for a dialect, e.g. `hermes=qwen25/qwen3`."""
+    overrides = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        dialect, _, parsers = item.partition("=")
+        tool, _, reasoning = parsers.partition("/")
+        if dialect not in PARSERS or tool not in FunctionCallParser.ToolCallParserEnum:
+            raise SystemExit(f"TCH_SGLANG_PARSERS: cannot read {item!r}")
+        if reasoning and reasoning != "none" and reasoning not in ReasoningParser.DetectorMap:
+            raise SystemExit(f"TCH_SGLANG_PARSERS: unknown reasoning parser in {item!r}")
+        overrides[dialect] = (tool, (reasoning or PARSERS[dialect][1]) if reasoning != "none" else None)
+    return overrides
+
+
+OVERRIDES = parser_overrides(os.environ.get("TCH_SGLANG_PARSERS", ""))
+PARSERS.update(OVERRIDES)
+
+# The tools a request declares. SGLang's streaming parsers drop a call whose name is not one of
+# the request's tools (and keep no text of it); tch sends its registry in `begin`, while most
+# dialects do not consult a registry and their corpora call other tools. A real client declares
+# the tools its model calls, so by default the request declares the `begin` tools plus the
+# tools the corpora of these dialects call (`toolName` in corpus/DIALECT/*.events.jsonl, any
+# parameters). TCH_SGLANG_TOOLS=begin declares the `begin` tools only.
+CORPUS_TOOL_NAMES = [
+    "get_weather", "get_time", "get_current_time", "list_files", "list_directory",
+    "create_event", "set_role", "send_message", "save_note", "run_shell", "write_file",
+    "launch_rocket", "echo", "deep", "add", "foo", "bar", "f", "g", "a",
+    "fs.read", "get-weather", "a&b", "天気",
+]
+
+
+def declared_tools(begin_tools):
+    tools = [
+        Tool(
+            type="function",
+            function=Function(
+                name=tool["name"],
+                description=tool.get("description") or None,
+                parameters=tool.get("inputSchema") or {"type": "object"},
+            ),
+        )
+        for tool in begin_tools or []
+    ]
+    if os.environ.get("TCH_SGLANG_TOOLS", "begin+corpus") != "begin":
+        known = {tool.function.name for tool in tools}
+        tools += [
+            Tool(type="function", function=Function(name=name, parameters={"type": "object"}))
+            for name in CORPUS_TOOL_NAMES
+            if name not in known
+        ]
+    return tools
+
+
+def reasoning_left_open(prefill, start, end):
+    """Whether the generation prompt ends inside reasoning: its last opener comes after its
+    last closer (as the reasoning detector's `previous_content` check reads a continued
+    message). A partial opener at the end does not count."""
+    opened = prefill.rfind(start)
+    return opened >= 0 and opened > prefill.rfind(end)
+
+
+def content_delta(text):
+    # `build_sse_content(content=...)` / `DeltaMessage(content=...)`: what the client reads.
+    return {"role": None, "content": text, "reasoning_content": None}
+
+
+class Stream:
+    """One chat completion (one choice): its reasoning parser and its tool-call parser."""
+
+    def __init__(self, begin):
+        tool_parser, reasoning_parser = PARSERS[begin["dialect"]]
+        self.tool_parser_name = tool_parser
+        self.tools = declared_tools(begin.get("tools"))
+        # `_tool_call_parsing_active`: request.tool_choice != "none" and tools and a parser.
+        self.parser = FunctionCallParser(tools=self.tools, tool_call_parser=tool_parser) if self.tools else None
+        self.reasoning = None
+        if reasoning_parser:  # `self.reasoning_parser and request.separate_reasoning` (default)
+            probe = ReasoningParser(reasoning_parser).detector
+            force = reasoning_left_open(begin.get("prefill") or "", probe.think_start_token, probe.think_end_token)
+            # `_process_reasoning_stream`: ReasoningParser(reasoning_parser,
+            # request.stream_reasoning (True), is_force_reasoning, request, tokenizer=...,
+            # tool_call_parser_active=...).
+            self.reasoning = ReasoningParser(
+                reasoning_parser, True, force, None, tool_call_parser_active=self.parser is not None
+            )
+        self.first = True
+
+    def step(self, text, finish):
+        """One engine step of `_generate_chat_stream` / `_generate_stream_content`: the OpenAI
+        deltas the server sends for it, in order."""
+        deltas = []
+        if self.first:
+            # The first chunk of a choice: role "assistant", content "".
+            deltas.append({"reasoning_content": None, "role": "assistant", "content": ""})
+            self.first = False
+        delta = text
+        if self.reasoning is not None:
+            reasoning_text, delta = self.reasoning.parse_stream_chunk(delta)
+            if finish:
+                end_reasoning, end_normal = self.reasoning.parse_stream_end()
+                if end_reasoning:
+                    reasoning_text = (reasoning_text or "") + end_reasoning
+                if end_normal:
+                    delta = (delta or "") + end_normal
+            if reasoning_text:
+                deltas.append({"reasoning_content": reasoning_text, "role": None, "content": None})
+        if self.parser is not None:
+            deltas.extend(self.tool_call_stream(delta, flush=finish))
+            if finish:
+                deltas.extend(self.unstreamed_tool_args())
+        elif delta:
+            deltas.append(content_delta(delta))
+        return deltas
+
+    def tool_call_stream(self, delta, flush):
+        """`_process_tool_call_stream(delta, flush=...)`: the normal text, then one delta per
+        call item."""
+        normal_text, calls = self.parser.parse_stream_chunk(delta)
+        if flush:
+            end_text, end_calls = self.parser.parse_stream_end()
+            normal_text = (normal_text or "") + end_text
+            calls = list(calls) + end_calls
+        deltas = [content_delta(normal_text)] if normal_text else []
+        for item in calls:
+            if item.name:
+                tool_call_id, function_name = self.tool_call_id(item), item.name
+            else:
+                tool_call_id = function_name = None
+            tool_call = ToolCall(
+                id=tool_call_id,
+                index=item.tool_index,
+                function=FunctionResponse(name=function_name, arguments=item.parameters),
+            )
+            deltas.append(tool_call_delta(tool_call))
+        return deltas
+
+    def tool_call_id(self, item):
+        """`_process_tool_call_id`, with no tool calls in the request's history."""
+        history_tool_calls_cnt = 0
+        if self.tool_parser_name == "kimi_k3":
+            return f"{item.name}:{history_tool_calls_cnt + item.tool_index}"
+        if self.tool_parser_name != "kimi_k2":
+            return f"call_{uuid.uuid4().hex[:24]}"
+        return f"functions.{item.name}:{history_tool_calls_cnt + item.tool_index}"
+
+    def unstreamed_tool_args(self):
+        """`_check_for_unstreamed_tool_args`, line for line."""
+        detector = self.parser.detector if hasattr(self.parser, "detector") else self.parser
+        if not hasattr(detector, "prev_tool_call_arr") or not detector.prev_tool_call_arr:
+            return []
+        if not hasattr(detector, "streamed_args_for_tool") or not detector.streamed_args_for_tool:
+            return []
+        tool_index = len(detector.prev_tool_call_arr) - 1
+        if tool_index < 0 or tool_index >= len(detector.streamed_args_for_tool):
+            return []
+        expected_args = detector.prev_tool_call_arr[tool_index].get("arguments", {})
+        if isinstance(expected_args, str):
+            expected_call = expected_args
+        else:
+            expected_call = json.dumps(expected_args, ensure_ascii=False)
+        actual_call = detector.streamed_args_for_tool[tool_index]
+        remaining_call = expected_call[len(actual_call):] if expected_call.startswith(actual_call) else ""
+        if not remaining_call:
+            return []
+        tool_call = ToolCall(id=None, index=tool_index, function=FunctionResponse(name=None, arguments=remaining_call))
+        return [tool_call_delta(tool_call)]
+
+
+def tool_call_delta(tool_call):
+    # `DeltaMessage(tool_calls=[tool_call])` as the server serialises it.
+    return DeltaMessage(tool_calls=[tool_call]).model_dump(mode="json")
+
+
+def on_begin(begin):
+    return Stream(begin)
+
+
+def on_chunk(stream, text):
+    return stream.step(text, finish=False)
+
+
+def on_end(stream):
+    # The finishing engine step carries no new text here: tch sent all of it in chunks (the
+    # model's last step is its end-of-turn token, which the server does not stream).
+    return stream.step("", finish=True)
+
+
+if __name__ == "__main__":
+    name = NAME
+    if OVERRIDES:
+        name += " " + ",".join(f"{d}={t}/{r or 'none'}" for d, (t, r) in sorted(OVERRIDES.items()))
+    serve(name, list(PARSERS), on_begin, on_chunk, on_end)
