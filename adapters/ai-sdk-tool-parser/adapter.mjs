@@ -36,7 +36,7 @@ const NAME = 'ai-sdk-tool-parser-4.1.26';
 // tch dialect -> the package's preconfigured middleware, a fresh instance of the protocol it
 // was built with (src/preconfigured-middleware.ts: `hermesProtocol()`, `qwen3CoderProtocol`
 // resolved by createToolMiddleware, `yamlXmlProtocol({})`), and whether the model family
-// thinks in <think> (hermes H5, qwen3-coder §2).
+// thinks in <think> (hermes H5, specs/dialects/qwen3-coder.md §2).
 const DIALECTS = {
   hermes: { middleware: hermesToolMiddleware, protocol: () => hermesProtocol(), think: true },
   'qwen3-coder': {
@@ -147,7 +147,7 @@ function observedReasoningMiddleware(options, stage) {
   };
 }
 
-// Does the prefill leave the stream inside reasoning? Read as hermes H6.1 / qwen3-coder §2
+// Does the prefill leave the stream inside reasoning? Read as hermes H6.1 / specs/dialects/qwen3-coder.md §2
 // read it: in text, `<think>` opens reasoning and `<tool_call>` a call block (inside which
 // neither think marker means anything, up to `</tool_call>`); in reasoning only `</think>`
 // is a marker. A partial marker at the end counts for nothing (C9.1).

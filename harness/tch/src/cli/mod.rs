@@ -4,7 +4,9 @@
 mod args;
 mod corpus;
 mod definitions;
+mod diff;
 mod fuzz;
+mod matrix;
 mod parse;
 mod prompt;
 mod run;
@@ -36,6 +38,8 @@ enum Command {
     Run(Box<run::RunArgs>),
     Fuzz(Box<fuzz::FuzzArgs>),
     Serve(serve::ServeArgs),
+    Matrix(matrix::MatrixArgs),
+    Diff(diff::DiffArgs),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -47,6 +51,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Run(args)) => run::run(*args),
         Some(Command::Fuzz(args)) => fuzz::run(*args),
         Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Matrix(args)) => matrix::run(args),
+        Some(Command::Diff(args)) => diff::run(args),
         // Parsed, not defaulted, so every option has its documented default.
         None => run(Cli::parse_from(["tch", "run"])),
     }

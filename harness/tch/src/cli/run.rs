@@ -13,7 +13,9 @@ use toolcall_harness::dialect::Dialect;
 use toolcall_harness::judge::expect::{self, Expectations};
 use toolcall_harness::judge::{CaseReport, Verdict};
 use toolcall_harness::report::terminal::{TerminalOptions, print_failures};
-use toolcall_harness::report::{CandidateInfo, Replay, ReportOptions, RunReport, Summary, json};
+use toolcall_harness::report::{
+    CandidateInfo, Replay, ReportOptions, RunReport, Summary, candidate_stem, json,
+};
 use toolcall_harness::runner::{self, RunError, RunOptions};
 use toolcall_harness::split::{ChunkSpec, SplitKind, SplitOptions};
 use toolcall_harness::supervisor::{RestartPolicy, Supervisor};
@@ -181,7 +183,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let report_dir = args
         .report_dir
         .clone()
-        .unwrap_or_else(|| PathBuf::from("reports").join(report_name(&hello.name, &argv)));
+        .unwrap_or_else(|| PathBuf::from("reports").join(candidate_stem(&hello.name, &argv)));
     let replay = Replay {
         corpus: args.selection.corpus.clone(),
         seed: args.seed,
@@ -279,29 +281,4 @@ fn progress_bar(len: usize) -> ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// `reports/NAME`: the candidate's hello name, else its program name, made path-safe.
-fn report_name(hello_name: &str, argv: &[String]) -> String {
-    let source = if hello_name.trim().is_empty() {
-        argv.last().map(String::as_str).unwrap_or("candidate")
-    } else {
-        hello_name
-    };
-    let name: String = source
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let name = name.trim_matches('-').to_owned();
-    if name.is_empty() {
-        "candidate".into()
-    } else {
-        name
-    }
 }

@@ -4,13 +4,13 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Verdict;
 
 /// A finding's severity, worst first: `Critical < High < Medium < Low` in `Ord`, so the
 /// worst of several is their minimum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Severity {
     /// A call that should not be, or not so: an agent would run a truncated, invalid or wrong

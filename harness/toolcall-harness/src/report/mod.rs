@@ -2,11 +2,17 @@
 //! [`json`] (`report.json`, everything), [`junit`] (`junit.xml`), [`markdown`] (`summary.md`,
 //! fit for a CI job summary) and [`terminal`] (failures as they are printed), and [`replay`],
 //! the one type behind every replay command. The engine produces [`CaseReport`]s; nothing here
-//! judges.
+//! judges. Reading reports back (`specs/matrix.md`): [`read`] (`report.json` as `tch matrix` and
+//! `tch diff` see it), [`matrix`] (the HTML conformance matrix), [`badge`] (shields.io endpoint
+//! badges) and [`compare`] (what `tch diff` computes and prints).
 
+pub mod badge;
+pub mod compare;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod matrix;
+pub mod read;
 pub mod replay;
 pub mod terminal;
 
@@ -203,5 +209,33 @@ pub fn status_name(status: Status) -> &'static str {
         Status::Fixed => "fixed: listed in --expect-fail but passes",
         Status::NotApplicable => "n/a: the candidate does not speak this dialect",
         Status::Skipped => "skipped: the candidate was restarted too often",
+    }
+}
+
+/// A candidate's name made safe as a file name: its hello name (else its program's) in lower
+/// case, every character but ASCII letters and digits a `-`, none at the ends; `candidate`
+/// when nothing is left. The same name as the folder `tch run` writes its reports in:
+/// `tch serve 0.1.0` is `tch-serve-0-1-0`.
+pub fn candidate_stem(hello_name: &str, argv: &[String]) -> String {
+    let source = if hello_name.trim().is_empty() {
+        argv.last().map_or("", String::as_str)
+    } else {
+        hello_name
+    };
+    let stem: String = source
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let stem = stem.trim_matches('-');
+    if stem.is_empty() {
+        "candidate".to_owned()
+    } else {
+        stem.to_owned()
     }
 }
