@@ -344,12 +344,7 @@ fn expect_fail_is_a_ratchet() {
         stdout(&second)
     );
     let report = report_json("ratchet-2");
-    let short_call = report["cases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["case"] == "hermes/short-call")
-        .expect("hermes/short-call");
+    let short_call = case_in(&report, "hermes/short-call");
     assert_eq!(short_call["status"], "known-failure");
     assert_eq!(
         short_call["reasons"],
@@ -386,6 +381,16 @@ fn expect_fail_is_a_ratchet() {
     let (third, _) = tch_run("ratchet-3", &args);
     assert_eq!(third.status.code(), Some(1));
     assert!(stdout(&third).contains("[fixed]"), "{}", stdout(&third));
+}
+
+/// The case `id` of a report.json.
+fn case_in<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
+    report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["case"] == id)
+        .unwrap_or_else(|| panic!("{id} in the report"))
 }
 
 /// The report.json `tch_run` wrote for `name`.
@@ -582,12 +587,7 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
         );
     }
     // per_chunk_parser loses short-call's call when cut inside `<tool_call>`.
-    let short_call = report["cases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["case"] == "hermes/short-call")
-        .expect("hermes/short-call");
+    let short_call = case_in(&report, "hermes/short-call");
     assert_eq!(short_call["severity"], "high", "{short_call}");
     let case = &report["cases"].as_array().expect("cases")[0];
     assert!(case["stream"].is_string(), "{case}");
