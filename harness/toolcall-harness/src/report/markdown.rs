@@ -48,6 +48,10 @@ pub fn render(report: &RunReport) -> String {
             .iter()
             .filter(|c| c.dialect == dialect)
             .collect();
+        // A dialect the candidate does not speak has nothing to say (the counts above have it).
+        if cases.iter().all(|c| c.status == Status::NotApplicable) {
+            continue;
+        }
         let count = |statuses: &[Status]| {
             cases
                 .iter()
