@@ -652,6 +652,12 @@ fn junit_leaves_out_cases_the_candidate_cannot_judge() {
         junit.contains("hermes/short-call") && !junit.contains("tag/"),
         "{junit}"
     );
+    // summary.md's matrix leaves out the dialect the candidate does not speak too.
+    let summary = std::fs::read_to_string(dir.join("summary.md")).expect("summary.md");
+    assert!(
+        summary.contains("| hermes |") && !summary.contains("| tag |"),
+        "{summary}"
+    );
     let mut asked = vec!["--junit-not-applicable"];
     asked.extend(with_template);
     tch_run("junit", &asked);
