@@ -66,7 +66,10 @@ impl Finding {
     pub fn new(stream: &str, chunking: &Chunking, found: Vec<(Verdict, String)>) -> Finding {
         let mut found = found;
         found.sort_by_key(|(verdict, _)| *verdict);
-        let verdicts: Vec<Verdict> = found.iter().map(|(v, _)| *v).collect();
+        let mut verdicts: Vec<Verdict> = found.iter().map(|(v, _)| *v).collect();
+        // A verdict seen twice (reasoning moved both ways, R3.3) is named once, with both
+        // details.
+        verdicts.dedup();
         let detail = found
             .iter()
             .map(|(verdict, detail)| format!("{verdict}: {detail}"))
@@ -310,6 +313,21 @@ mod tests {
             chunking,
             verdicts.iter().map(|&v| (v, String::new())).collect(),
         )
+    }
+
+    #[test]
+    fn a_verdict_found_twice_is_named_once_with_both_details() {
+        let found = vec![
+            (Verdict::Reasoning, "text came out as reasoning".to_owned()),
+            (Verdict::ChunkDependent, String::new()),
+            (Verdict::Reasoning, "reasoning came out as text".to_owned()),
+        ];
+        let finding = Finding::new("abcd", &Chunking::whole(), found);
+        assert_eq!(
+            finding.verdicts,
+            [Verdict::ChunkDependent, Verdict::Reasoning]
+        );
+        assert_eq!(finding.detail.lines().count(), 3);
     }
 
     #[test]
