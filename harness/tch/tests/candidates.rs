@@ -357,7 +357,8 @@ fn expect_fail_is_a_ratchet() {
     .expect("summary.md");
     assert!(
         summary.contains("`hermes/short-call`: ")
-            && summary.contains("(upstream #7: input as arguments)"),
+            && summary.contains("(upstream #7: input as arguments)")
+            && summary.contains("Known failures (`--expect-fail`) by severity: "),
         "{summary}"
     );
     let rewritten = std::fs::read_to_string(rewritten).expect("rewritten");

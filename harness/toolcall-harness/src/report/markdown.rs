@@ -2,10 +2,11 @@
 //! verdicts that occur), each failing case, worst first, with its worst finding and replay
 //! command, and the known failures with their reasons: fit for a CI job summary.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::RunReport;
-use crate::judge::{CaseReport, Layer, Status};
+use crate::judge::{CaseReport, Layer, Severity, Status};
 
 /// The report as Markdown.
 pub fn render(report: &RunReport) -> String {
@@ -27,6 +28,25 @@ pub fn render(report: &RunReport) -> String {
             let _ = writeln!(md, "- **{n} {severity}**: {}", severity.meaning());
         }
         md.push('\n');
+    }
+    // Known failures are still bugs: say how bad, once.
+    let mut known: BTreeMap<Severity, usize> = BTreeMap::new();
+    for case in report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::KnownFailure)
+    {
+        if let Some(severity) = case.severity {
+            *known.entry(severity).or_default() += 1;
+        }
+    }
+    if !known.is_empty() {
+        let counts: Vec<String> = known.iter().map(|(sev, n)| format!("{n} {sev}")).collect();
+        let _ = writeln!(
+            md,
+            "Known failures (`--expect-fail`) by severity: {}.\n",
+            counts.join(", ")
+        );
     }
     let _ = writeln!(
         md,
