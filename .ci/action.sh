@@ -14,17 +14,21 @@ if [[ -z "${INPUT_CANDIDATE:-}" ]]; then
 fi
 
 args=(run --report-dir "$report_dir" --candidate "$INPUT_CANDIDATE")
-IFS=',' read -ra dialects <<< "${INPUT_DIALECTS:-}"
+# Dialects split on commas and blanks, over any number of lines.
+IFS=$', \t\n' read -r -d '' -a dialects <<< "${INPUT_DIALECTS:-}" || true
 for dialect in "${dialects[@]}"; do
-  dialect="${dialect// /}"
   [[ -n "$dialect" ]] && args+=(--dialect "$dialect")
 done
 if [[ -n "${INPUT_EXPECT_FAIL:-}" ]]; then
   args+=(--expect-fail "$INPUT_EXPECT_FAIL")
 fi
-# Extra arguments split on blanks, never evaluated by a shell.
-read -ra extra <<< "${INPUT_ARGS:-}"
+# Extra arguments split on blanks and newlines (a YAML block works), never evaluated by a shell:
+# quotes are not removed, so write globs bare (`--case hermes/*`).
+read -r -d '' -a extra <<< "${INPUT_ARGS:-}" || true
 args+=("${extra[@]}")
+
+# Reports left by an earlier step must not pass for this run's.
+rm -f "$report_dir/summary.md" "$report_dir/report.json" "$report_dir/junit.xml"
 
 echo "tch ${args[*]}"
 status=0

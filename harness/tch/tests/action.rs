@@ -11,9 +11,19 @@ use common::{root, stdout};
 /// Runs the action's script with `inputs` in a fresh folder; returns its output, the job
 /// summary and the step outputs it wrote.
 fn action(name: &str, inputs: &[(&str, &str)]) -> (Output, String, String) {
+    action_after(name, inputs, |_| {})
+}
+
+/// [`action`], after `prepare` has been given the report folder.
+fn action_after(
+    name: &str,
+    inputs: &[(&str, &str)],
+    prepare: impl FnOnce(&Path),
+) -> (Output, String, String) {
     let dir = std::env::temp_dir().join(format!("tch-action-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
+    prepare(&dir.join("report"));
     let summary = dir.join("step-summary.md");
     let outputs = dir.join("step-outputs.txt");
     let mut command = Command::new("bash");
@@ -64,15 +74,23 @@ fn known_failures_pass_the_step_with_their_reasons_in_the_summary() {
         "known",
         &[
             BUGGY,
-            ("DIALECTS", " hermes, "),
+            ("DIALECTS", " hermes,\n"),
             ("EXPECT_FAIL", known),
-            ("ARGS", "--case hermes/short-call --splits whole"),
+            // A YAML block: one argument per line.
+            ("ARGS", "--case hermes/short-call\n--splits\nwhole\n"),
         ],
     );
     assert!(output.status.success(), "{}", stdout(&output));
     assert!(
         summary.contains("(upstream #3: input sent as arguments)"),
         "{summary}"
+    );
+    // Every line of ARGS counted: one case, whole stream only.
+    assert!(summary.contains("| hermes | 0 | 0 | 1 |"), "{summary}");
+    assert!(
+        stdout(&output).contains("1 replays in"),
+        "{}",
+        stdout(&output)
     );
 }
 
@@ -84,7 +102,21 @@ fn a_missing_candidate_or_a_bad_argument_is_exit_2_and_said_in_the_summary() {
         String::from_utf8_lossy(&output.stderr).contains("'candidate' is required"),
         "{output:?}"
     );
-    let (output, summary_2, _) = action("bad-dialect", &[BUGGY, ("DIALECTS", "Hermes")]);
+    // A summary left by an earlier run in the same folder is not this run's.
+    let stale = std::env::temp_dir().join(format!(
+        "tch-action-{}-bad-dialect/report",
+        std::process::id()
+    ));
+    let (output, summary_2, _) =
+        action_after("bad-dialect", &[BUGGY, ("DIALECTS", "Hermes")], |report| {
+            std::fs::create_dir_all(report).expect("report dir");
+            std::fs::write(report.join("summary.md"), "## tch: an old run\n").expect("stale");
+        });
+    assert!(
+        !stale.join("summary.md").exists(),
+        "the stale summary is removed"
+    );
+    assert!(!summary_2.contains("an old run"), "{summary_2}");
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(summary.is_empty(), "{summary}");
     assert!(

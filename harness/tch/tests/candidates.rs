@@ -629,6 +629,17 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
         summary.contains("- **high** `hermes/short-call`"),
         "{summary}"
     );
+    assert!(out.contains("\nfailing cases by severity: "), "{out}");
+    assert_eq!(
+        report["summary"]["failedBySeverity"]["high"],
+        out.matches(" high [").count(),
+        "{out}"
+    );
+    let junit = std::fs::read_to_string(
+        std::env::temp_dir().join(format!("tch-test-{}-layers/junit.xml", std::process::id())),
+    )
+    .expect("junit.xml");
+    assert!(junit.contains("message=\"high: "), "{junit}");
 }
 
 #[test]

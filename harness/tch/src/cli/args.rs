@@ -77,6 +77,11 @@ pub(super) struct CandidateArgs {
 }
 
 impl CandidateArgs {
+    /// `--start-timeout` as a replay command repeats it: only when not the default.
+    pub(super) fn replayed_start_timeout(&self) -> Option<f64> {
+        (self.start_timeout != 30.0).then_some(self.start_timeout)
+    }
+
     /// The candidate's argv: from `--candidate`, after `--`, or `tch serve` itself.
     pub(super) fn argv(&self) -> Result<Vec<String>> {
         if let Some(line) = &self.candidate {

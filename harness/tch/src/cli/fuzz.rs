@@ -118,6 +118,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         corpus: Some(args.out.clone()),
         seed: 0,
         timeout: Some(args.candidate.timeout(DEFAULT_TIMEOUT)),
+        start_timeout: args.candidate.replayed_start_timeout(),
         report_dir: args.out.join("replay"),
         argv: argv.clone(),
     };

@@ -35,7 +35,7 @@ pub struct MatrixArgs {
     #[arg(
         long,
         short,
-        default_value = "reports/matrix/index.html",
+        default_value = "reports/site/index.html",
         value_name = "FILE"
     )]
     output: PathBuf,

@@ -188,6 +188,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         corpus: args.selection.corpus.clone(),
         seed: args.seed,
         timeout: args.candidate.timeout,
+        start_timeout: args.candidate.replayed_start_timeout(),
         report_dir: report_dir.join("replay"),
         argv: argv.clone(),
     };

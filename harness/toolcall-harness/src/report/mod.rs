@@ -212,16 +212,22 @@ pub fn status_name(status: Status) -> &'static str {
     }
 }
 
+/// The name a candidate goes by in reports: its hello's name, else its program's (the last
+/// word of its argv), else `candidate`.
+pub fn shown_name<'a>(hello_name: &'a str, argv: &'a [String]) -> &'a str {
+    if hello_name.trim().is_empty() {
+        argv.last().map_or("candidate", String::as_str)
+    } else {
+        hello_name
+    }
+}
+
 /// A candidate's name made safe as a file name: its hello name (else its program's) in lower
 /// case, every character but ASCII letters and digits a `-`, none at the ends; `candidate`
 /// when nothing is left. The same name as the folder `tch run` writes its reports in:
 /// `tch serve 0.1.0` is `tch-serve-0-1-0`.
 pub fn candidate_stem(hello_name: &str, argv: &[String]) -> String {
-    let source = if hello_name.trim().is_empty() {
-        argv.last().map_or("", String::as_str)
-    } else {
-        hello_name
-    };
+    let source = shown_name(hello_name, argv);
     let stem: String = source
         .chars()
         .map(|c| {

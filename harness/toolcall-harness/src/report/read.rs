@@ -209,11 +209,7 @@ impl SavedReport {
 impl SavedCandidate {
     /// The name to show: its hello's name, else its program's.
     pub fn shown_name(&self) -> &str {
-        if self.name.trim().is_empty() {
-            self.argv.last().map_or("candidate", String::as_str)
-        } else {
-            &self.name
-        }
+        super::shown_name(&self.name, &self.argv)
     }
 
     /// Whether it speaks `dialect` (definition cases are any candidate's).

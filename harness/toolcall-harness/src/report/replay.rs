@@ -16,6 +16,8 @@ pub struct Replay {
     pub seed: u64,
     /// The reply timeout in seconds, when not the default 5.
     pub timeout: Option<f64>,
+    /// The hello's timeout in seconds, when not the default 30.
+    pub start_timeout: Option<f64>,
     /// Where the replay writes its reports.
     pub report_dir: PathBuf,
     /// The candidate's argv.
@@ -37,6 +39,9 @@ impl Replay {
         if let Some(timeout) = self.timeout {
             words.extend(["--timeout".to_owned(), timeout.to_string()]);
         }
+        if let Some(timeout) = self.start_timeout {
+            words.extend(["--start-timeout".to_owned(), timeout.to_string()]);
+        }
         if let Some(chunks) = chunks {
             words.extend(["--chunks".to_owned(), chunks.to_string()]);
         }
@@ -52,9 +57,7 @@ impl Replay {
             .collect::<Vec<_>>()
             .join(" ")
     }
-}
 
-impl Replay {
     /// Gives every finding of `reports` the command that replays it, which every report
     /// then prints.
     pub fn set_commands(&self, reports: &mut [CaseReport]) {
@@ -89,12 +92,13 @@ mod tests {
             corpus: None,
             seed: 7,
             timeout: Some(0.5),
+            start_timeout: Some(60.0),
             report_dir: PathBuf::from("reports/x/replay"),
             argv: vec!["python3".into(), "my adapter.py".into()],
         };
         assert_eq!(
             replay.command("hermes/a", Some(&ChunkSpec::Lengths(vec![1, 1, 1, 4]))),
-            "tch run --case hermes/a --seed 7 --timeout 0.5 --chunks 1×3,4 \
+            "tch run --case hermes/a --seed 7 --timeout 0.5 --start-timeout 60 --chunks 1×3,4 \
              --report-dir reports/x/replay -- python3 'my adapter.py'"
         );
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
