@@ -214,6 +214,23 @@ fn bad_input_is_one_clear_line_and_exit_2() {
     assert!(
         String::from_utf8_lossy(&too_long.stderr).contains("--chunks: chunk lengths add up to")
     );
+
+    // Streamed (--chunk-size): a byte that is not UTF-8 is named by its offset, whole or not.
+    let dir = std::env::temp_dir().join(format!("tch-cli-{}-utf8", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let latin1 = dir.join("latin1.txt");
+    std::fs::write(&latin1, b"caf\xe9 au lait").expect("written");
+    for chunking in [&["--chunk-size", "2"][..], &[]] {
+        let mut args = vec!["parse", "-d", "hermes", latin1.to_str().expect("path")];
+        args.extend_from_slice(chunking);
+        let output = tch(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{chunking:?}: {stderr}");
+        assert!(
+            stderr.contains("not UTF-8 (invalid byte at offset 3)"),
+            "{chunking:?}: {stderr}"
+        );
+    }
 }
 
 #[test]

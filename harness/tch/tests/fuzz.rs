@@ -81,7 +81,7 @@ fn fuzz_example(example: &str, dialect: &str, max_failures: usize) -> (Vec<Found
         .as_array()
         .expect("a failures array")
         .iter()
-        .map(|failure| {
+        .inspect(|failure| {
             // R4.3: the severity leads the printed failure, as in fuzz.json.
             let severity = failure["severity"].as_str().expect("a severity");
             let target = failure["target"].as_str().unwrap_or_default();
@@ -90,7 +90,6 @@ fn fuzz_example(example: &str, dialect: &str, max_failures: usize) -> (Vec<Found
                     && text.contains(&format!(" {severity} {target} (stream ")),
                 "{example}: {severity} {target} in {text}"
             );
-            failure
         })
         .map(|failure| Found {
             target: failure["target"].as_str().unwrap_or_default().to_owned(),

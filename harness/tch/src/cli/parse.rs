@@ -7,16 +7,20 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use toolcall_harness::dialect::Dialect;
+use toolcall_harness::event::Event;
 use toolcall_harness::normalize::Normalize;
 use toolcall_harness::parser;
-use toolcall_harness::split::{self, ChunkSpec};
+use toolcall_harness::split::{self, ChunkSpec, SizedChunks};
 
 use super::args::{ToolsArgs, dialect_parser};
 
 /// Print the reference parser's events for a stream, one JSON object per line.
 ///
 /// The stream is fed whole unless `--chunks` or `--chunk-size` cut it; the events of a
-/// conforming parser are the same for every cut (compare with `--normalized`).
+/// conforming parser are the same for every cut (compare with `--normalized`). Events are
+/// written as they come. With `--chunk-size` (and without `--normalized`) the stream is read
+/// chunk by chunk too, so memory stays bounded by the largest open call whatever its length
+/// (a byte that is not UTF-8 then ends the output with an error where it is found).
 ///
 /// Examples:
 ///   tch parse --dialect md-fence reply.md
@@ -54,30 +58,80 @@ pub struct ParseArgs {
 }
 
 pub fn run(args: ParseArgs) -> Result<ExitCode> {
-    let stream = read_stream(args.file.as_ref())?;
-    let chunks = match (&args.chunks, args.chunk_size) {
-        (Some(spec), _) => spec.chunks(&stream).context("--chunks")?,
-        (None, Some(size)) => split::fixed_size_chunks(&stream, size).context("--chunk-size")?,
-        (None, None) => vec![stream.as_str()],
-    };
     let tools = args.tools.registry()?;
     let mut parser = args
         .dialect
         .reference_parser(&tools, args.prefill.as_deref().unwrap_or(""));
-    let mut events = parser::run(parser.as_mut(), chunks).events;
-    if args.normalized {
-        events = Normalize {
-            source: Some(&stream),
-            keep_extra: false,
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match (&args.chunks, args.chunk_size) {
+        // Streamed: memory bounded by a chunk and what the parser holds, whatever the length.
+        (None, Some(size)) if !args.normalized => {
+            let source = open_source(args.file.as_ref())?;
+            let mut chunks = SizedChunks::new(source, size).context("--chunk-size")?;
+            let mut events = Vec::new();
+            while let Some(chunk) = chunks
+                .next_chunk()
+                .with_context(|| format!("cannot read {}", source_name(args.file.as_ref())))?
+            {
+                parser.push(&chunk, &mut events);
+                write_events(&mut out, &mut events)?;
+            }
+            parser.finish(&mut events);
+            write_events(&mut out, &mut events)?;
         }
-        .apply(&events);
-    }
-    let mut out = io::stdout().lock();
-    for event in &events {
-        writeln!(out, "{}", event.to_json_line())?;
+        _ => {
+            let stream = read_stream(args.file.as_ref())?;
+            let chunks = match (&args.chunks, args.chunk_size) {
+                (Some(spec), _) => spec.chunks(&stream).context("--chunks")?,
+                (None, Some(size)) => {
+                    split::fixed_size_chunks(&stream, size).context("--chunk-size")?
+                }
+                (None, None) => vec![stream.as_str()],
+            };
+            if args.normalized {
+                // Normalizing needs every event and the whole stream (ids it does not spell).
+                let events = parser::run(parser.as_mut(), chunks).events;
+                let mut events = Normalize {
+                    source: Some(&stream),
+                    keep_extra: false,
+                }
+                .apply(&events);
+                write_events(&mut out, &mut events)?;
+            } else {
+                let mut events = Vec::new();
+                for chunk in chunks {
+                    parser.push(chunk, &mut events);
+                    write_events(&mut out, &mut events)?;
+                }
+                parser.finish(&mut events);
+                write_events(&mut out, &mut events)?;
+            }
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `events` as JSON lines as they come, and forgets them.
+fn write_events(out: &mut impl Write, events: &mut Vec<Event>) -> io::Result<()> {
+    for event in events.drain(..) {
+        writeln!(out, "{}", event.to_json_line())?;
+    }
+    Ok(())
+}
+
+/// The stream's source: the file, or standard input when absent or `-`.
+fn open_source(file: Option<&PathBuf>) -> Result<Box<dyn Read>> {
+    Ok(match file {
+        Some(path) if path.as_os_str() != "-" => Box::new(
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
+        ),
+        _ => Box::new(io::stdin().lock()),
+    })
+}
+
+fn source_name(file: Option<&PathBuf>) -> String {
+    file.map_or("standard input".into(), |p| p.display().to_string())
 }
 
 fn read_stream(file: Option<&PathBuf>) -> Result<String> {
@@ -93,7 +147,7 @@ fn read_stream(file: Option<&PathBuf>) -> Result<String> {
             bytes
         }
     };
-    let source = file.map_or("standard input".into(), |p| p.display().to_string());
+    let source = source_name(file);
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{source} is not UTF-8 (invalid byte at offset {})",

@@ -1,13 +1,16 @@
 //! Chunkings of a stream, the one vocabulary for every replay: cut points and the functions
 //! that choose them (here), the kinds of chunking and the plans that combine them
 //! (`kind`: [`SplitKind`], [`Chunking`], [`plan`]), and chunk vectors as people read and
-//! write them (`spec`: [`ChunkSpec`]). Every cut falls on a `char` boundary.
+//! write them (`spec`: [`ChunkSpec`]), and fixed-size chunks read from a source as they are
+//! needed (`reader`: [`SizedChunks`]). Every cut falls on a `char` boundary.
 
 mod kind;
+mod reader;
 mod realism;
 mod spec;
 
 pub use kind::{Chunking, SplitKind, SplitOptions, exhaustive, plan};
+pub use reader::{ChunkReadError, SizedChunks};
 pub use realism::{Realism, realism};
 pub use spec::{ChunkSpec, ChunkSpecError};
 
