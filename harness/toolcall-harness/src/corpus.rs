@@ -37,7 +37,7 @@ pub struct Selection {
 
 impl Selection {
     /// Whether `id` is selected by `--case` and `--skip`.
-    fn selects(&self, id: &str) -> bool {
+    pub fn selects(&self, id: &str) -> bool {
         (self.cases.is_empty() || self.cases.iter().any(|g| crate::glob::matches(g, id)))
             && !self.skip.iter().any(|g| crate::glob::matches(g, id))
     }

@@ -38,6 +38,7 @@ pub mod parser;
 pub mod protocol;
 pub mod report;
 pub mod runner;
+pub mod scaling;
 pub mod split;
 pub mod supervisor;
 pub mod tools;

@@ -10,6 +10,7 @@ mod matrix;
 mod parse;
 mod prompt;
 mod run;
+mod scale;
 mod serve;
 
 use std::process::ExitCode;
@@ -37,6 +38,7 @@ enum Command {
     Prompt(prompt::PromptArgs),
     Run(Box<run::RunArgs>),
     Fuzz(Box<fuzz::FuzzArgs>),
+    Scale(Box<scale::ScaleArgs>),
     Serve(serve::ServeArgs),
     Matrix(matrix::MatrixArgs),
     Diff(diff::DiffArgs),
@@ -50,6 +52,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Prompt(args)) => prompt::run(args),
         Some(Command::Run(args)) => run::run(*args),
         Some(Command::Fuzz(args)) => fuzz::run(*args),
+        Some(Command::Scale(args)) => scale::run(*args),
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Matrix(args)) => matrix::run(args),
         Some(Command::Diff(args)) => diff::run(args),

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use toolcall_harness::corpus::{Case, Selection};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::judge::expect::{self, Expectations};
 use toolcall_harness::judge::{CaseReport, Verdict};
@@ -17,6 +18,7 @@ use toolcall_harness::report::{
     CandidateInfo, Replay, ReportOptions, RunReport, Summary, candidate_stem, json,
 };
 use toolcall_harness::runner::{self, RunError, RunOptions};
+use toolcall_harness::scaling::{self, Family, ScalingOptions};
 use toolcall_harness::split::{ChunkSpec, SplitKind, SplitOptions};
 use toolcall_harness::supervisor::{RestartPolicy, Supervisor};
 
@@ -101,6 +103,12 @@ pub struct RunArgs {
     /// Keep n/a cases (dialects the candidate does not speak) in junit.xml, as skipped.
     #[arg(long)]
     junit_not_applicable: bool,
+    /// Skip the scaling cases (`DIALECT/scaling/FAMILY`): after the corpus, each dialect's
+    /// streams are fed at doubling sizes to judge whether time grows faster than the stream
+    /// (verdict `superlinear`; a few seconds for a linear candidate). They are selected like
+    /// any case by --dialect, --case and --skip, and never run with --chunks.
+    #[arg(long)]
+    no_scaling: bool,
 }
 
 /// `tch run`'s default reply timeout, in seconds.
@@ -113,7 +121,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let selection = args.selection.selection(&args.dialect);
     let cases = selection.stream_cases()?;
     let definition_cases = selection.definition_cases()?;
-    if cases.is_empty() && definition_cases.is_empty() {
+    let scaling = scaling_series(&args, &selection, &cases);
+    if cases.is_empty() && definition_cases.is_empty() && scaling.is_empty() {
         bail!("no case matches the --dialect / --case / --skip selection");
     }
     if let Some(spec) = &args.chunks {
@@ -143,6 +152,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             chunks: args.chunks.clone(),
         },
         strict_latency: args.strict_latency,
+        scaling,
+        scaling_options: ScalingOptions::default(),
     };
     let supervisor = Supervisor::new(
         argv.clone(),
@@ -153,7 +164,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         },
     );
 
-    let progress = progress_bar(cases.len() + definition_cases.len());
+    let progress = progress_bar(cases.len() + definition_cases.len() + options.scaling.len());
     let started = Instant::now();
     let outcome = runner::run(
         &supervisor,
@@ -259,6 +270,23 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The scaling cases selected (`specs/runner.md` R8.1): by --dialect, --case and --skip like
+/// any case; with --corpus, only for dialects it has cases of; none with --chunks or
+/// --no-scaling.
+fn scaling_series(args: &RunArgs, selection: &Selection, cases: &[Case]) -> Vec<(Dialect, Family)> {
+    if args.no_scaling || args.chunks.is_some() {
+        return Vec::new();
+    }
+    Dialect::ALL
+        .iter()
+        .copied()
+        .filter(|d| args.dialect.is_empty() || args.dialect.contains(d))
+        .filter(|d| args.selection.corpus.is_none() || cases.iter().any(|c| c.dialect == *d))
+        .flat_map(|d| Family::ALL.map(|f| (d, f)))
+        .filter(|&(d, f)| selection.selects(&scaling::case_id(d, f)))
+        .collect()
 }
 
 /// The `--expect-fail` file's known failures; none without one.

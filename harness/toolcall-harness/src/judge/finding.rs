@@ -97,9 +97,9 @@ impl Finding {
     }
 
     /// The chunk vector a replay command needs: none for the whole stream, which every
-    /// replay runs first anyway.
+    /// replay runs first anyway, nor for a scaling case, which its id replays.
     pub fn replay_chunks(&self) -> Option<&ChunkSpec> {
-        (self.kind != SplitKind::Whole).then_some(&self.chunks)
+        (!matches!(self.kind, SplitKind::Whole | SplitKind::Scaling)).then_some(&self.chunks)
     }
 
     /// Whether it carries `verdict`.
@@ -221,6 +221,9 @@ pub struct CaseReport {
     /// What else the reader should know (a stopped case, a fixed entry).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// For a scaling case (`specs/runner.md` §8), the sizes timed and the growth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<crate::scaling::Series>,
 }
 
 impl CaseReport {
@@ -239,6 +242,7 @@ impl CaseReport {
             stream: stream.to_owned(),
             max_extra_held_bytes: 0,
             notes: Vec::new(),
+            scaling: None,
         }
     }
 

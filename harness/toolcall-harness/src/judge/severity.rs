@@ -51,7 +51,9 @@ impl Severity {
         match self {
             Severity::Critical => "a wrong or truncated call would be run",
             Severity::High => "a call is lost",
-            Severity::Medium => "text is lost, leaked, moved or reordered",
+            Severity::Medium => {
+                "text is lost, leaked, moved or reordered, or long replies slow to a crawl"
+            }
             Severity::Low => "an error event is missing or extra, or text is held back",
         }
     }
@@ -69,7 +71,9 @@ impl Severity {
             | Verdict::Order
             | Verdict::Protocol
             | Verdict::Grammar
-            | Verdict::Definition => Severity::Medium,
+            | Verdict::Definition
+            // The output is right; only long replies feel it, but they feel it quadratically.
+            | Verdict::Superlinear => Severity::Medium,
             Verdict::MissingError | Verdict::ExtraError | Verdict::NotEager | Verdict::Latency => {
                 Severity::Low
             }

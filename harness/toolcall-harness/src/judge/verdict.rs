@@ -53,11 +53,14 @@ pub enum Verdict {
     Definition,
     /// Held back more text than the reference (a failure only with `--strict-latency`).
     Latency,
+    /// Time grows clearly faster than the stream (`specs/runner.md` §8): a parser that
+    /// re-reads what it has buffered on every chunk.
+    Superlinear,
 }
 
 impl Verdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 19] = [
+    pub const ALL: [Verdict; 20] = [
         Verdict::Crash,
         Verdict::Timeout,
         Verdict::Protocol,
@@ -77,6 +80,7 @@ impl Verdict {
         Verdict::ExtraError,
         Verdict::Definition,
         Verdict::Latency,
+        Verdict::Superlinear,
     ];
 
     /// The verdict's name in reports, `--verdict` and `--expect-fail` files.
@@ -101,6 +105,7 @@ impl Verdict {
             Verdict::ExtraError => "extra-error",
             Verdict::Definition => "definition",
             Verdict::Latency => "latency",
+            Verdict::Superlinear => "superlinear",
         }
     }
 
@@ -109,7 +114,11 @@ impl Verdict {
     pub fn is_streaming(self) -> bool {
         matches!(
             self,
-            Verdict::ChunkDependent | Verdict::Flaky | Verdict::NotEager | Verdict::Latency
+            Verdict::ChunkDependent
+                | Verdict::Flaky
+                | Verdict::NotEager
+                | Verdict::Latency
+                | Verdict::Superlinear
         )
     }
 }

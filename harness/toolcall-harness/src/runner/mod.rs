@@ -12,9 +12,11 @@ use std::thread;
 use std::time::Instant;
 
 use crate::corpus::{Case, DefinitionCase};
+use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::judge::{CaseReport, Finding, Status, StreamJudge, Verdict};
 use crate::protocol::{Begin, Hello, ToolInfo};
+use crate::scaling::{self, Family, ScalingOptions};
 use crate::split::{Chunking, SplitOptions, chunks_at, plan, realism};
 use crate::supervisor::{Handle, ReplayError, StartError, Supervisor, Transcript};
 use crate::tools::Registry;
@@ -28,6 +30,11 @@ pub struct RunOptions {
     pub splits: SplitOptions,
     /// Fail cases whose candidate holds back text the reference has already released.
     pub strict_latency: bool,
+    /// The scaling series to judge after the cases (`specs/runner.md` §8), those of dialects
+    /// the candidate speaks.
+    pub scaling: Vec<(Dialect, Family)>,
+    /// How the series grow.
+    pub scaling_options: ScalingOptions,
 }
 
 /// What a run learned.
@@ -35,7 +42,8 @@ pub struct RunOptions {
 pub struct RunOutcome {
     /// The candidate's `hello`.
     pub hello: Hello,
-    /// One report per case, stream cases first, in the order given.
+    /// One report per case: stream cases in the order given, definition cases, then the
+    /// scaling cases.
     pub reports: Vec<CaseReport>,
 }
 
@@ -106,11 +114,32 @@ pub fn run(
             });
         }
     });
-    let reports = work.reports.into_inner().unwrap_or_default();
-    Ok(RunOutcome {
-        hello,
-        reports: reports.into_iter().flatten().collect(),
-    })
+    let mut reports: Vec<CaseReport> = work
+        .reports
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect();
+    let series: Vec<(Dialect, Family)> = options
+        .scaling
+        .iter()
+        .copied()
+        .filter(|(d, _)| hello.dialects.iter().any(|name| name == d.name()))
+        .collect();
+    if !series.is_empty() {
+        // Alone, after every job has ended: nothing else runs while a series is timed.
+        let mut handle = supervisor.handle(&hello);
+        let mut feed = scaling::OverProtocol::new(&mut handle, tools, None);
+        reports.extend(scaling::judge(
+            &mut feed,
+            &series,
+            &options.scaling_options,
+            on_case,
+        ));
+        handle.shutdown();
+    }
+    Ok(RunOutcome { hello, reports })
 }
 
 /// The cases, shared by the jobs, and what they need.

@@ -34,11 +34,13 @@ pub enum SplitKind {
     Punctuation,
     /// Cuts inside markup fragments, so chunks end mid-opener (`tch fuzz`).
     InsideMarkup,
+    /// Fixed-size chunks of a stream that grows, timed (`specs/runner.md` §8).
+    Scaling,
 }
 
 impl SplitKind {
     /// Every kind, in report order: the selectable ones first.
-    pub const ALL: [SplitKind; 11] = [
+    pub const ALL: [SplitKind; 12] = [
         SplitKind::Whole,
         SplitKind::Single,
         SplitKind::Pair,
@@ -50,6 +52,7 @@ impl SplitKind {
         SplitKind::SmallChunks,
         SplitKind::Punctuation,
         SplitKind::InsideMarkup,
+        SplitKind::Scaling,
     ];
 
     /// The kinds `--splits` may name: the first seven of [`SplitKind::ALL`] (the others are
@@ -80,6 +83,7 @@ impl SplitKind {
             SplitKind::SmallChunks => "small-chunks",
             SplitKind::Punctuation => "punctuation",
             SplitKind::InsideMarkup => "inside-markup",
+            SplitKind::Scaling => "scaling",
         }
     }
 }

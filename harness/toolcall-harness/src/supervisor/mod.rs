@@ -8,6 +8,7 @@
 pub mod process;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
 
 use serde_json::Value;
 use thiserror::Error;
@@ -147,7 +148,18 @@ impl Handle<'_> {
         begin: &Begin,
         chunks: &[&str],
     ) -> Result<Transcript, ReplayError> {
-        let result = self.live()?.run_stream(begin, chunks);
+        self.run_stream_within(begin, chunks, None)
+    }
+
+    /// [`Handle::run_stream`], stopped as a timeout once past `deadline` (`tch scale
+    /// --deadline`): the process is dropped like after any fault.
+    pub fn run_stream_within(
+        &mut self,
+        begin: &Begin,
+        chunks: &[&str],
+        deadline: Option<Instant>,
+    ) -> Result<Transcript, ReplayError> {
+        let result = self.live()?.run_stream(begin, chunks, deadline);
         self.settle(result)
     }
 

@@ -233,8 +233,13 @@ impl Candidate {
     }
 
     /// Runs one stream: `begin`, a `chunk` per chunk (reading events up to `sync`), `end`
-    /// (reading events up to `done`).
-    pub fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, Fault> {
+    /// (reading events up to `done`); past `deadline`, if any, it stops as a timeout.
+    pub fn run_stream(
+        &mut self,
+        begin: &Begin,
+        chunks: &[&str],
+        deadline: Option<Instant>,
+    ) -> Result<Transcript, Fault> {
         // A line the last stream's `done` did not end, arrived since: charged to that stream
         // here, before it could be read as this stream's (`specs/protocol.md` P2.6).
         if let Ok(Line::Text(line)) = self.lines.try_recv() {
@@ -243,10 +248,19 @@ impl Candidate {
                 excerpt(&line)
             )));
         }
+        let started = Instant::now();
         self.send(&Request::Begin(begin.clone()))?;
         let stream = begin.stream.as_str();
         let mut transcript = Transcript::default();
         for chunk in chunks {
+            if let Some(deadline) = deadline
+                && Instant::now() > deadline
+            {
+                return Err(Fault::Timeout {
+                    seconds: (Instant::now() - started).as_secs_f64(),
+                    stderr_tail: self.stderr_tail(),
+                });
+            }
             self.send(&Request::Chunk {
                 stream: stream.to_owned(),
                 text: (*chunk).to_owned(),

@@ -1,0 +1,196 @@
+//! Time as a verdict (`specs/runner.md` §8): how a parser's cost grows with its input. Per
+//! dialect, streams of three [`Family`]s are fed in fixed-size chunks at sizes that double
+//! while a time budget allows; the growth over the largest sizes is `superlinear` when
+//! doubling the stream more than 2^1.5 times the time. `tch run` judges every candidate so
+//! (unless `--no-scaling`); `tch scale` prints the figures, for a candidate or for the
+//! reference in process.
+//!
+//! - [`streams`]: the families, and each dialect's call around one growing argument.
+//! - [`series`]: one family's sizes, timed and judged.
+
+pub mod series;
+pub mod streams;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use series::{MIN_TIMED, Point, ScalingOptions, Series, THRESHOLD, human_bytes, measure};
+pub use streams::{Family, call_around};
+
+use crate::dialect::Dialect;
+use crate::event::Event;
+use crate::judge::{CaseReport, Finding, Verdict};
+use crate::protocol::{Begin, ToolInfo};
+use crate::split::{ChunkSpec, Chunking, SplitKind};
+use crate::supervisor::{Handle, ReplayError};
+use crate::tools::Registry;
+
+/// What a series is timed through: a candidate over the protocol, or a reference in process.
+pub trait Feed {
+    /// Feeds `chunks` as one stream in `dialect`, to its end; the wall time it took.
+    fn feed(&mut self, dialect: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError>;
+}
+
+/// A candidate over the protocol: `begin`, a `chunk` per chunk (each waiting for its `sync`),
+/// `end` (waiting for `done`), as every replay of `tch run`.
+pub struct OverProtocol<'h, 's> {
+    handle: &'h mut Handle<'s>,
+    tools: Vec<ToolInfo>,
+    deadline: Option<Duration>,
+    count: usize,
+}
+
+impl<'h, 's> OverProtocol<'h, 's> {
+    /// Feeds through `handle`, declaring `tools` in each `begin`; a replay that runs past
+    /// `deadline` is stopped and faults as a timeout.
+    pub fn new(
+        handle: &'h mut Handle<'s>,
+        tools: &Registry,
+        deadline: Option<Duration>,
+    ) -> OverProtocol<'h, 's> {
+        OverProtocol {
+            handle,
+            tools: ToolInfo::list(tools),
+            deadline,
+            count: 0,
+        }
+    }
+}
+
+impl Feed for OverProtocol<'_, '_> {
+    fn feed(&mut self, dialect: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+        self.count += 1;
+        let begin = Begin {
+            stream: format!("scaling#{}", self.count),
+            dialect: dialect.name().to_owned(),
+            prefill: String::new(),
+            tools: self.tools.clone(),
+        };
+        let started = Instant::now();
+        let deadline = self.deadline.map(|d| started + d);
+        self.handle.run_stream_within(&begin, chunks, deadline)?;
+        Ok(started.elapsed())
+    }
+}
+
+/// The reference parser of each dialect, in this process: a fresh parser per stream, every
+/// event kept until the stream ends, as a caller would.
+pub struct InProcess {
+    tools: Arc<Registry>,
+}
+
+impl InProcess {
+    /// The references, with `tools` declared.
+    pub fn new(tools: Arc<Registry>) -> InProcess {
+        InProcess { tools }
+    }
+}
+
+impl Feed for InProcess {
+    fn feed(&mut self, dialect: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+        let started = Instant::now();
+        let mut parser = dialect.reference_parser(&self.tools, "");
+        let mut events: Vec<Event> = Vec::new();
+        for chunk in chunks {
+            parser.push(chunk, &mut events);
+        }
+        parser.finish(&mut events);
+        let elapsed = started.elapsed();
+        std::hint::black_box(events);
+        Ok(elapsed)
+    }
+}
+
+/// The case id of a family's series: `hermes/scaling/one-call`.
+pub fn case_id(dialect: Dialect, family: Family) -> String {
+    format!("{}/scaling/{}", dialect.name(), family.name())
+}
+
+/// A series as `tch run` reports it (R8.4): a case that passes, fails `superlinear` with the
+/// figures, or is skipped when no two sizes were long enough to time.
+pub fn case_report(dialect: Dialect, family: Family, series: Series, seconds: f64) -> CaseReport {
+    let mut report = CaseReport::new(&case_id(dialect, family), dialect.name(), "");
+    let chunking = Chunking::new(
+        SplitKind::Scaling,
+        format!("{}-byte chunks", series.chunk_bytes),
+        Vec::new(),
+    );
+    let finding = series.superlinear().then(|| {
+        let detail = format!(
+            "the {family} stream of {dialect} in {}-byte chunks, sizes doubling:\n{}",
+            series.chunk_bytes,
+            series.table()
+        );
+        let mut finding = Finding::new("", &chunking, vec![(Verdict::Superlinear, String::new())]);
+        finding.detail = detail;
+        finding.chunks = ChunkSpec::Lengths(vec![series.chunk_bytes]);
+        finding
+    });
+    if !series.judged() {
+        report.status = crate::judge::Status::Skipped;
+        report.notes.push(format!(
+            "not judged: no two sizes up to {} took {} ms or more",
+            series
+                .points
+                .last()
+                .map_or_else(String::new, |p| human_bytes(p.bytes)),
+            MIN_TIMED.as_millis()
+        ));
+    }
+    report.record(SplitKind::Scaling, finding);
+    report.replays = series.points.len();
+    report.seconds = seconds;
+    report.scaling = Some(series);
+    report
+}
+
+/// Every series in `series`, measured through `feed` one after the other (never beside other
+/// work, which would be timed too) and reported as cases; `on_case` is called as each
+/// finishes. A fault ends a series as a finding of its verdict.
+pub fn judge(
+    feed: &mut dyn Feed,
+    series: &[(Dialect, Family)],
+    options: &ScalingOptions,
+    on_case: &(dyn Fn(&CaseReport) + Sync),
+) -> Vec<CaseReport> {
+    let mut reports = Vec::new();
+    for &(dialect, family) in series {
+        let started = Instant::now();
+        let report = match measure(feed, dialect, family, options) {
+            Ok(series) => case_report(dialect, family, series, started.elapsed().as_secs_f64()),
+            Err(error) => fault_report(dialect, family, options, &error),
+        };
+        on_case(&report);
+        reports.push(report);
+    }
+    reports
+}
+
+/// A series that did not finish: a fault is judged as in any replay; a candidate given up on
+/// is skipped.
+fn fault_report(
+    dialect: Dialect,
+    family: Family,
+    options: &ScalingOptions,
+    error: &ReplayError,
+) -> CaseReport {
+    let mut report = CaseReport::new(&case_id(dialect, family), dialect.name(), "");
+    match error {
+        ReplayError::Fault(fault) => {
+            let chunking = Chunking::new(
+                SplitKind::Scaling,
+                format!("{}-byte chunks", options.chunk_bytes),
+                Vec::new(),
+            );
+            let verdict = crate::judge::verdict_of(fault);
+            let mut finding = Finding::new("", &chunking, vec![(verdict, fault.to_string())]);
+            finding.chunks = ChunkSpec::Lengths(vec![options.chunk_bytes]);
+            report.record(SplitKind::Scaling, Some(finding));
+        }
+        error => {
+            report.status = crate::judge::Status::Skipped;
+            report.notes.push(format!("skipped: {error}"));
+        }
+    }
+    report
+}

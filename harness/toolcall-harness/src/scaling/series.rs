@@ -1,0 +1,322 @@
+//! One series (`specs/runner.md` R8.2–R8.4): a family's stream fed in fixed-size chunks at
+//! sizes that double while the time allows, each size timed, then judged from the largest
+//! sizes that were long enough to time.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Family, Feed};
+use crate::dialect::Dialect;
+use crate::split::fixed_size_chunks;
+use crate::supervisor::ReplayError;
+
+/// How a series grows, and when it stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScalingOptions {
+    /// The bytes of every chunk (fewer only to keep a char whole, and the last one).
+    pub chunk_bytes: usize,
+    /// The first size.
+    pub start_bytes: usize,
+    /// No size past this one.
+    pub max_bytes: usize,
+    /// Sizes stop doubling once one replay takes this long.
+    pub slow: Duration,
+    /// Sizes stop doubling once the series has taken this long.
+    pub budget: Duration,
+}
+
+impl Default for ScalingOptions {
+    fn default() -> Self {
+        ScalingOptions {
+            chunk_bytes: 64,
+            start_bytes: 4 << 10,
+            max_bytes: 256 << 10,
+            slow: Duration::from_millis(100),
+            budget: Duration::from_secs(2),
+        }
+    }
+}
+
+/// A replay shorter than this is not timed well enough to judge from (R8.3).
+pub const MIN_TIMED: Duration = Duration::from_millis(10);
+
+/// The growth exponent from which time is `superlinear` (R8.3): doubling the stream more than
+/// 2^1.5 ≈ 2.8 times the time. A linear parser behind a pipe stays near 1.
+pub const THRESHOLD: f64 = 1.5;
+
+/// Times every timed size is fed again when the first timings say superlinear (R8.3).
+const CONFIRMATIONS: usize = 2;
+
+/// One size, timed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Point {
+    /// The stream's length in bytes.
+    pub bytes: usize,
+    /// The fastest replay's wall time.
+    pub seconds: f64,
+}
+
+impl Point {
+    /// Microseconds per KiB of stream.
+    pub fn micros_per_kib(&self) -> f64 {
+        self.seconds * 1e6 / (self.bytes as f64 / 1024.0)
+    }
+
+    fn timed(&self) -> bool {
+        self.seconds >= MIN_TIMED.as_secs_f64()
+    }
+}
+
+/// A family's series in one dialect: what was measured and what it shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Series {
+    /// The dialect's name.
+    pub dialect: String,
+    /// The family's name.
+    pub family: String,
+    /// The chunk size fed.
+    pub chunk_bytes: usize,
+    /// Every size fed, smallest first.
+    pub points: Vec<Point>,
+    /// How time grows over the last doubling of timed sizes: `time ∝ bytes^exponent`; absent
+    /// when fewer than two sizes were long enough to time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exponent: Option<f64>,
+}
+
+impl Series {
+    /// Whether the series was judged: two sizes were long enough to time.
+    pub fn judged(&self) -> bool {
+        self.exponent.is_some()
+    }
+
+    /// Whether time grows clearly faster than the stream.
+    pub fn superlinear(&self) -> bool {
+        self.exponent.is_some_and(|e| e >= THRESHOLD)
+    }
+
+    /// The two largest timed points, smaller first.
+    fn judged_pair(&self) -> Option<(usize, usize)> {
+        let mut timed = (0..self.points.len()).filter(|&i| self.points[i].timed());
+        let last = timed.next_back()?;
+        let before = timed.next_back()?;
+        Some((before, last))
+    }
+
+    fn judge(&mut self) {
+        self.exponent = self.judged_pair().map(|(a, b)| {
+            let (a, b) = (self.points[a], self.points[b]);
+            (b.seconds / a.seconds).ln() / (b.bytes as f64 / a.bytes as f64).ln()
+        });
+    }
+
+    /// The sizes and times as one line each, then the exponent: what a finding's detail
+    /// and `tch scale` print.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        for point in &self.points {
+            out.push_str(&format!(
+                "{:>9} {:>10.1} ms {:>9.1} µs/KiB\n",
+                human_bytes(point.bytes),
+                point.seconds * 1e3,
+                point.micros_per_kib()
+            ));
+        }
+        out.push_str(&match self.exponent {
+            Some(exponent) => format!(
+                "time ∝ size^{exponent:.2} over the last doubling ({})",
+                if self.superlinear() {
+                    "superlinear"
+                } else {
+                    "linear"
+                }
+            ),
+            None => format!(
+                "not judged: fewer than two sizes took {} ms or more",
+                MIN_TIMED.as_millis()
+            ),
+        });
+        out
+    }
+}
+
+/// `bytes` as `4 KiB`, `1 MiB` or `100 B`.
+pub fn human_bytes(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// Feeds `family` in `dialect` at doubling sizes and judges the growth (R8.2, R8.3).
+pub fn measure(
+    feed: &mut dyn Feed,
+    dialect: Dialect,
+    family: Family,
+    options: &ScalingOptions,
+) -> Result<Series, ReplayError> {
+    let started = Instant::now();
+    let mut series = Series {
+        dialect: dialect.name().to_owned(),
+        family: family.name().to_owned(),
+        chunk_bytes: options.chunk_bytes,
+        points: Vec::new(),
+        exponent: None,
+    };
+    let mut bytes = options.start_bytes.max(1);
+    loop {
+        let seconds = time(feed, dialect, family, bytes, options)?;
+        series.points.push(Point { bytes, seconds });
+        let grown = bytes.saturating_mul(2);
+        if seconds >= options.slow.as_secs_f64()
+            || started.elapsed() >= options.budget
+            || grown > options.max_bytes
+        {
+            break;
+        }
+        bytes = grown;
+    }
+    series.judge();
+    // First timings that say superlinear are confirmed: every timed size again, smallest to
+    // largest and round again, each keeping its fastest time, so that a pause of the machine
+    // during one replay cannot make the verdict.
+    if series.superlinear() {
+        for _ in 0..CONFIRMATIONS {
+            for index in 0..series.points.len() {
+                let point = series.points[index];
+                if point.timed() {
+                    let again = time(feed, dialect, family, point.bytes, options)?;
+                    series.points[index].seconds = point.seconds.min(again);
+                }
+            }
+        }
+        series.judge();
+    }
+    Ok(series)
+}
+
+/// The wall time of one replay of `family` at `bytes`.
+fn time(
+    feed: &mut dyn Feed,
+    dialect: Dialect,
+    family: Family,
+    bytes: usize,
+    options: &ScalingOptions,
+) -> Result<f64, ReplayError> {
+    let stream = family.stream(dialect, bytes);
+    let chunks = fixed_size_chunks(&stream, options.chunk_bytes.max(1)).unwrap_or_default();
+    Ok(feed.feed(dialect, &chunks)?.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A feed whose time is a function of the stream's length, with no clock involved.
+    struct Modelled(fn(f64) -> f64);
+
+    impl Feed for Modelled {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+            let bytes: usize = chunks.iter().map(|c| c.len()).sum();
+            Ok(Duration::from_secs_f64((self.0)(bytes as f64)))
+        }
+    }
+
+    fn series(model: fn(f64) -> f64) -> Series {
+        let options = ScalingOptions {
+            budget: Duration::from_secs(3600),
+            ..ScalingOptions::default()
+        };
+        measure(
+            &mut Modelled(model),
+            Dialect::Hermes,
+            Family::OneCall,
+            &options,
+        )
+        .expect("a modelled feed never faults")
+    }
+
+    #[test]
+    fn linear_time_with_a_fixed_cost_per_chunk_is_not_superlinear() {
+        // 50 µs per 64-byte chunk: 1 MiB takes 0.8 s; sizes stop at the first past 0.1 s.
+        let linear = series(|bytes| bytes / 64.0 * 50e-6);
+        assert!(!linear.superlinear(), "{}", linear.table());
+        let exponent = linear.exponent.expect("judged");
+        assert!((exponent - 1.0).abs() < 0.05, "{exponent}");
+        assert_eq!(linear.points.last().map(|p| p.bytes), Some(128 << 10));
+    }
+
+    #[test]
+    fn quadratic_time_is_superlinear_even_behind_a_per_chunk_cost() {
+        // The per-chunk cost of a pipe, plus a re-scan of the whole buffer per chunk.
+        let quadratic = series(|bytes| bytes / 64.0 * (50e-6 + bytes * 2e-9));
+        assert!(quadratic.superlinear(), "{}", quadratic.table());
+    }
+
+    #[test]
+    fn sizes_too_fast_to_time_are_not_judged() {
+        let fast = series(|bytes| bytes * 1e-9);
+        assert_eq!(fast.exponent, None);
+        assert!(!fast.superlinear() && !fast.judged());
+        assert_eq!(fast.points.last().map(|p| p.bytes), Some(256 << 10));
+        assert!(fast.table().contains("not judged"));
+    }
+
+    #[test]
+    fn only_sizes_long_enough_to_time_are_judged() {
+        // Quadratic-looking below 10 ms (start-up noise), linear above it.
+        let series = series(|bytes| {
+            if bytes < 40_000.0 {
+                (bytes / 40_000.0).powi(2) * 9e-3
+            } else {
+                bytes * 2.5e-7
+            }
+        });
+        assert!(!series.superlinear(), "{}", series.table());
+    }
+
+    /// Linear, except that the first replay at `spike_at` bytes is three times slower, as
+    /// when the machine pauses.
+    struct Spiky {
+        spike_at: usize,
+        spiked: bool,
+    }
+
+    impl Feed for Spiky {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+            let bytes: usize = chunks.iter().map(|c| c.len()).sum();
+            let mut seconds = bytes as f64 / 64.0 * 50e-6;
+            if bytes >= self.spike_at && !self.spiked {
+                self.spiked = true;
+                seconds *= 3.0;
+            }
+            Ok(Duration::from_secs_f64(seconds))
+        }
+    }
+
+    #[test]
+    fn one_pause_of_the_machine_is_not_a_verdict() {
+        let mut feed = Spiky {
+            spike_at: 64 << 10,
+            spiked: false,
+        };
+        let options = ScalingOptions::default();
+        let series =
+            measure(&mut feed, Dialect::Hermes, Family::Prose, &options).expect("modelled");
+        assert!(feed.spiked);
+        assert!(!series.superlinear(), "{}", series.table());
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_bytes(4096), "4 KiB");
+        assert_eq!(human_bytes(1 << 20), "1 MiB");
+        assert_eq!(human_bytes(100), "100 B");
+    }
+}
