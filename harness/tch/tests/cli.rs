@@ -175,6 +175,7 @@ fn run_takes_the_tools_a_corpus_was_written_for() {
     let report = dir.join("reports").to_string_lossy().into_owned();
     let run = |extra: &[&str]| {
         let mut args = vec!["run", "--corpus", &corpus, "--splits", "whole,single"];
+        args.push("--no-scaling");
         args.extend(["--report-dir", &report]);
         args.extend(extra);
         tch(&args).status.code()

@@ -35,6 +35,10 @@ use super::args::{
 /// its verdicts, its layer (conformance: wrong under the whole stream too; streaming: only
 /// under some chunkings, or flaky), a diff and the command that replays exactly that run.
 ///
+/// Then, alone, the scaling cases (DIALECT/scaling/FAMILY): each dialect's streams fed at
+/// doubling sizes, to judge whether time grows faster than the stream (`superlinear`;
+/// `tch scale` prints the figures; --no-scaling skips them).
+///
 /// Exit status: 0 when nothing unexpected failed and some stream case was judged; 1 when
 /// something failed, or no stream case could be judged; 2 when the run could not start (bad
 /// arguments, a failed hello, a candidate that speaks none of the selected dialects).

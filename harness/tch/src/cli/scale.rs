@@ -21,9 +21,9 @@ use super::args::{CandidateArgs, ToolsArgs, dialect_parser};
 /// Per dialect, three families of streams grow one way each: `one-call` (one call whose
 /// string argument grows), `prose` (text only) and `many-calls` (a paragraph then a small
 /// call, again and again). Each is fed in fixed-size chunks at sizes doubling from 4 KiB
-/// while a replay takes less than 0.1 s (up to 256 KiB), and the growth over the largest
-/// two sizes that took 10 ms or more is judged: `superlinear` when doubling the stream more
-/// than 2^1.5 times the time. This is what `tch run` reports as the cases
+/// while a replay takes less than 0.1 s (up to 256 KiB; further while growth looks
+/// superlinear), and the growth over the largest three sizes that took 10 ms or more is
+/// judged: `superlinear` when doubling the stream more than 2^1.5 times the time. This is what `tch run` reports as the cases
 /// DIALECT/scaling/FAMILY; `tch scale` prints the figures.
 ///
 /// With `--size`, one size is timed (the fastest of `--repeat` replays) and printed as one
@@ -280,6 +280,7 @@ fn print_series(args: &ScaleArgs, name: &str, series: &Series) -> Result<()> {
     for line in series.table().lines() {
         println!("  {line}");
     }
+    println!("  {}", series.summary());
     Ok(())
 }
 

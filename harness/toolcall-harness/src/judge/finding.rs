@@ -160,7 +160,8 @@ pub enum Status {
     Fixed,
     /// The candidate does not speak the case's dialect.
     NotApplicable,
-    /// Not run (the candidate was restarted too often).
+    /// Not run (the candidate was restarted too often), or a scaling case too fast to time
+    /// (`specs/runner.md` R8.3).
     Skipped,
 }
 

@@ -1,12 +1,12 @@
 //! `report.json`: the whole run, every case with its findings, raw events, tallies and time
-//! (schema 3, `specs/runner.md` §6, R6.5).
+//! (schema 4, `specs/runner.md` §6, R6.5).
 
 use std::io;
 
 use super::RunReport;
 
 /// The schema version `report.json` is written in.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// The report as pretty JSON, ending in a newline.
 pub fn render(report: &RunReport) -> io::Result<String> {

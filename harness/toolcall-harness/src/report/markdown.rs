@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::RunReport;
+use super::read::short_status;
 use crate::judge::{CaseReport, Layer, Severity, Status};
+use crate::scaling::{Series, human_bytes};
 
 /// The report as Markdown.
 pub fn render(report: &RunReport) -> String {
@@ -154,7 +156,44 @@ pub fn render(report: &RunReport) -> String {
             md.push('\n');
         }
     }
+    scaling(&mut md, report);
     md
+}
+
+/// The scaling cases (`specs/runner.md` R8.4): how far each grew, and how time grew.
+fn scaling(md: &mut String, report: &RunReport) {
+    let cases: Vec<(&CaseReport, &Series)> = report
+        .cases
+        .iter()
+        .filter_map(|c| c.scaling.as_ref().map(|s| (c, s)))
+        .collect();
+    if cases.is_empty() {
+        return;
+    }
+    md.push_str("\n### Scaling (time as the stream grows, `specs/runner.md` §8)\n\n");
+    md.push_str("| case | largest size | its time | µs per KiB | exponent | status |\n");
+    md.push_str("| --- | ---: | ---: | ---: | ---: | --- |\n");
+    for (case, series) in cases {
+        let (size, time, per_kib) = series.points.last().map_or_else(
+            || (String::new(), String::new(), String::new()),
+            |p| {
+                (
+                    human_bytes(p.bytes),
+                    format!("{:.1} ms", p.seconds * 1e3),
+                    format!("{:.1}", p.micros_per_kib()),
+                )
+            },
+        );
+        let exponent = series
+            .exponent
+            .map_or_else(|| "not judged".to_owned(), |e| format!("{e:.2}"));
+        let _ = writeln!(
+            md,
+            "| `{}` | {size} | {time} | {per_kib} | {exponent} | {} |",
+            case.case,
+            short_status(case.status)
+        );
+    }
 }
 
 fn blank_zero(n: usize) -> String {

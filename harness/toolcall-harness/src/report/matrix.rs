@@ -402,7 +402,10 @@ fn legend(html: &mut String) {
             ),
             ("fixed", "fixed: listed in --expect-fail but passes"),
             ("na", "n/a: the candidate does not speak the dialect"),
-            ("skipped", "skipped: the candidate was restarted too often"),
+            (
+                "skipped",
+                "skipped: not run (too many restarts) or not judged (see its notes)",
+            ),
             ("not-run", "not run: the candidate's run left the case out"),
         ]
         .map(|(class, text)| (class, text.to_owned())),

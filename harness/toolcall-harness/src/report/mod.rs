@@ -208,7 +208,9 @@ pub fn status_name(status: Status) -> &'static str {
         Status::KnownFailure => "known failure (--expect-fail)",
         Status::Fixed => "fixed: listed in --expect-fail but passes",
         Status::NotApplicable => "n/a: the candidate does not speak this dialect",
-        Status::Skipped => "skipped: the candidate was restarted too often",
+        Status::Skipped => {
+            "skipped: not run (the candidate was restarted too often) or not judged (see its notes)"
+        }
     }
 }
 

@@ -20,8 +20,12 @@ pub struct ScalingOptions {
     pub start_bytes: usize,
     /// No size past this one.
     pub max_bytes: usize,
-    /// Sizes stop doubling once one replay takes this long.
+    /// Sizes stop doubling once one replay takes this long, unless the last doubling looks
+    /// superlinear: then they go on to [`ScalingOptions::suspect_slow`] and four times
+    /// `max_bytes`, so that a superlinear growth shows clearly before it is judged.
     pub slow: Duration,
+    /// The longest replay of a series that looks superlinear.
+    pub suspect_slow: Duration,
     /// Sizes stop doubling once the series has taken this long.
     pub budget: Duration,
 }
@@ -33,7 +37,8 @@ impl Default for ScalingOptions {
             start_bytes: 4 << 10,
             max_bytes: 256 << 10,
             slow: Duration::from_millis(100),
-            budget: Duration::from_secs(2),
+            suspect_slow: Duration::from_secs(1),
+            budget: Duration::from_secs(4),
         }
     }
 }
@@ -45,7 +50,14 @@ pub const MIN_TIMED: Duration = Duration::from_millis(10);
 /// 2^1.5 ≈ 2.8 times the time. A linear parser behind a pipe stays near 1.
 pub const THRESHOLD: f64 = 1.5;
 
-/// Times every timed size is fed again when the first timings say superlinear (R8.3).
+/// How many of the largest timed sizes the exponent is judged over: two doublings, so that
+/// one slow replay cannot make it alone (R8.3).
+pub const JUDGED: usize = 3;
+
+/// A last doubling with at least this exponent makes the sizes go on (R8.2).
+pub const SUSPECT: f64 = 1.25;
+
+/// Times the sizes judged are fed again when their first timings say superlinear (R8.3).
 const CONFIRMATIONS: usize = 2;
 
 /// One size, timed.
@@ -81,14 +93,14 @@ pub struct Series {
     pub chunk_bytes: usize,
     /// Every size fed, smallest first.
     pub points: Vec<Point>,
-    /// How time grows over the last doubling of timed sizes: `time ∝ bytes^exponent`; absent
-    /// when fewer than two sizes were long enough to time.
+    /// How time grows over the last two doublings of timed sizes: `time ∝ bytes^exponent`;
+    /// absent when fewer than three sizes were long enough to time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exponent: Option<f64>,
 }
 
 impl Series {
-    /// Whether the series was judged: two sizes were long enough to time.
+    /// Whether the series was judged: three sizes were long enough to time.
     pub fn judged(&self) -> bool {
         self.exponent.is_some()
     }
@@ -98,23 +110,71 @@ impl Series {
         self.exponent.is_some_and(|e| e >= THRESHOLD)
     }
 
-    /// The two largest timed points, smaller first.
-    fn judged_pair(&self) -> Option<(usize, usize)> {
-        let mut timed = (0..self.points.len()).filter(|&i| self.points[i].timed());
-        let last = timed.next_back()?;
-        let before = timed.next_back()?;
-        Some((before, last))
+    /// The indices of the [`JUDGED`] largest timed points, smallest first; none when fewer
+    /// were timed.
+    fn judged_points(&self) -> Option<Vec<usize>> {
+        let timed: Vec<usize> = (0..self.points.len())
+            .filter(|&i| self.points[i].timed())
+            .collect();
+        (timed.len() >= JUDGED).then(|| timed[timed.len() - JUDGED..].to_vec())
+    }
+
+    /// The growth exponent from point `a` to point `b`.
+    fn growth(&self, a: usize, b: usize) -> f64 {
+        let (a, b) = (self.points[a], self.points[b]);
+        (b.seconds / a.seconds).ln() / (b.bytes as f64 / a.bytes as f64).ln()
+    }
+
+    /// The growth over the last doubling of timed sizes, while sizes still grow.
+    fn last_doubling(&self) -> Option<f64> {
+        let timed: Vec<usize> = (0..self.points.len())
+            .filter(|&i| self.points[i].timed())
+            .collect();
+        match timed[..] {
+            [.., a, b] => Some(self.growth(a, b)),
+            _ => None,
+        }
     }
 
     fn judge(&mut self) {
-        self.exponent = self.judged_pair().map(|(a, b)| {
-            let (a, b) = (self.points[a], self.points[b]);
-            (b.seconds / a.seconds).ln() / (b.bytes as f64 / a.bytes as f64).ln()
-        });
+        self.exponent = self
+            .judged_points()
+            .map(|points| self.growth(points[0], points[points.len() - 1]));
     }
 
-    /// The sizes and times as one line each, then the exponent: what a finding's detail
-    /// and `tch scale` print.
+    /// One line: the exponent and the sizes it was judged from, or why it was not judged.
+    pub fn summary(&self) -> String {
+        match (self.exponent, self.judged_points()) {
+            (Some(exponent), Some(points)) => {
+                let (a, b) = (
+                    self.points[points[0]],
+                    self.points[points[points.len() - 1]],
+                );
+                format!(
+                    "time ∝ size^{exponent:.2} from {} ({:.1} ms) to {} ({:.1} ms) in {}-byte chunks: {}",
+                    human_bytes(a.bytes),
+                    a.seconds * 1e3,
+                    human_bytes(b.bytes),
+                    b.seconds * 1e3,
+                    self.chunk_bytes,
+                    if self.superlinear() {
+                        "superlinear"
+                    } else {
+                        "linear"
+                    }
+                )
+            }
+            _ => format!(
+                "not judged: fewer than {JUDGED} sizes up to {} took {} ms or more",
+                self.points
+                    .last()
+                    .map_or_else(String::new, |p| human_bytes(p.bytes)),
+                MIN_TIMED.as_millis()
+            ),
+        }
+    }
+
+    /// Every size fed, one line each: size, milliseconds, microseconds per KiB.
     pub fn table(&self) -> String {
         let mut out = String::new();
         for point in &self.points {
@@ -125,20 +185,6 @@ impl Series {
                 point.micros_per_kib()
             ));
         }
-        out.push_str(&match self.exponent {
-            Some(exponent) => format!(
-                "time ∝ size^{exponent:.2} over the last doubling ({})",
-                if self.superlinear() {
-                    "superlinear"
-                } else {
-                    "linear"
-                }
-            ),
-            None => format!(
-                "not judged: fewer than two sizes took {} ms or more",
-                MIN_TIMED.as_millis()
-            ),
-        });
         out
     }
 }
@@ -173,27 +219,39 @@ pub fn measure(
     loop {
         let seconds = time(feed, dialect, family, bytes, options)?;
         series.points.push(Point { bytes, seconds });
+        let suspect = series.last_doubling().is_some_and(|e| e >= SUSPECT);
+        let (slow, max_bytes, budget) = if suspect {
+            (
+                options.suspect_slow,
+                options.max_bytes.saturating_mul(4),
+                options.budget.saturating_mul(2),
+            )
+        } else {
+            (options.slow, options.max_bytes, options.budget)
+        };
         let grown = bytes.saturating_mul(2);
-        if seconds >= options.slow.as_secs_f64()
-            || started.elapsed() >= options.budget
-            || grown > options.max_bytes
-        {
+        // Enough sizes to judge, unless one is already past what a suspect may take.
+        let slow = if series.points.len() < JUDGED {
+            options.suspect_slow
+        } else {
+            slow
+        };
+        if seconds >= slow.as_secs_f64() || started.elapsed() >= budget || grown > max_bytes {
             break;
         }
         bytes = grown;
     }
     series.judge();
-    // First timings that say superlinear are confirmed: every timed size again, smallest to
-    // largest and round again, each keeping its fastest time, so that a pause of the machine
-    // during one replay cannot make the verdict.
-    if series.superlinear() {
+    // First timings that say superlinear are confirmed: the sizes judged again, in turn, each
+    // keeping its fastest time, so that pauses of the machine cannot make the verdict.
+    if series.superlinear()
+        && let Some(points) = series.judged_points()
+    {
         for _ in 0..CONFIRMATIONS {
-            for index in 0..series.points.len() {
+            for &index in &points {
                 let point = series.points[index];
-                if point.timed() {
-                    let again = time(feed, dialect, family, point.bytes, options)?;
-                    series.points[index].seconds = point.seconds.min(again);
-                }
+                let again = time(feed, dialect, family, point.bytes, options)?;
+                series.points[index].seconds = point.seconds.min(again);
             }
         }
         series.judge();
@@ -257,6 +315,13 @@ mod tests {
         // The per-chunk cost of a pipe, plus a re-scan of the whole buffer per chunk.
         let quadratic = series(|bytes| bytes / 64.0 * (50e-6 + bytes * 2e-9));
         assert!(quadratic.superlinear(), "{}", quadratic.table());
+        // Sizes went on past the first slow replay, until the growth shows clearly.
+        assert!(
+            quadratic.exponent.is_some_and(|e| e > 1.7),
+            "{}",
+            quadratic.table()
+        );
+        assert!(quadratic.points.last().is_some_and(|p| p.seconds >= 1.0));
     }
 
     #[test]
@@ -265,7 +330,7 @@ mod tests {
         assert_eq!(fast.exponent, None);
         assert!(!fast.superlinear() && !fast.judged());
         assert_eq!(fast.points.last().map(|p| p.bytes), Some(256 << 10));
-        assert!(fast.table().contains("not judged"));
+        assert!(fast.summary().contains("not judged"));
     }
 
     #[test]
