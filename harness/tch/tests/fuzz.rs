@@ -230,3 +230,59 @@ fn known_failures_do_not_fail_a_campaign() {
     assert_eq!(report["failures"][0]["known"], true, "{report}");
     assert_eq!(report["failures"][0]["layer"], "conformance", "{report}");
 }
+
+#[test]
+fn the_summary_times_replays_by_stream_size() {
+    // specs/fuzzing.md Z4.9: one line per size bucket before the last line, and the same
+    // buckets in fuzz.json; the reference never faults, so every replay is timed.
+    let out = std::env::temp_dir().join(format!("tch-fuzz-sizes-{}", std::process::id()));
+    let output = tch(&[
+        "fuzz",
+        "--dialect",
+        "hermes",
+        "--streams",
+        "40",
+        "--seed",
+        "3",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let text = stdout(&output);
+    assert!(output.status.success(), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let table = lines
+        .iter()
+        .position(|line| line.starts_with("time per replay by stream size"))
+        .unwrap_or_else(|| panic!("no size table: {text}"));
+    let labels = ["< 64 B", "64–255 B", "256–1023 B", "1–4 KiB", "≥ 4 KiB"];
+    for (line, label) in lines[table + 1..].iter().zip(labels) {
+        assert!(
+            line.trim_start().starts_with(&format!("{label}:")) && line.contains(" replays, "),
+            "{label}: {line}"
+        );
+    }
+    assert!(
+        lines[table + 1 + labels.len()].starts_with("fuzzed hermes"),
+        "{text}"
+    );
+    assert!(
+        text.contains(" ms each, ") && text.contains(" µs/KiB"),
+        "{text}"
+    );
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("fuzz.json")).expect("fuzz.json is written"),
+    )
+    .expect("fuzz.json is JSON");
+    let stats = &report["stats"];
+    let buckets = stats["bySize"].as_array().expect("stats.bySize");
+    let found: Vec<&str> = buckets.iter().filter_map(|b| b["label"].as_str()).collect();
+    assert_eq!(found, labels, "{stats}");
+    assert_eq!(buckets[0]["minBytes"], 0, "{stats}");
+    assert_eq!(buckets[4]["belowBytes"], serde_json::Value::Null, "{stats}");
+    let timed: u64 = buckets.iter().filter_map(|b| b["replays"].as_u64()).sum();
+    assert_eq!(Some(timed), stats["replays"].as_u64(), "{stats}");
+    for bucket in buckets.iter().filter(|b| b["replays"].as_u64() > Some(0)) {
+        assert!(bucket["meanMicros"].as_f64() > Some(0.0), "{bucket}");
+        assert!(bucket["microsPerKiB"].as_f64() > Some(0.0), "{bucket}");
+    }
+}

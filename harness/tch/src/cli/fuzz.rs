@@ -157,6 +157,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
             "shrinkSteps": stats.shrink_steps,
             "seconds": stats.elapsed.as_secs_f64(),
             "replaysPerSecond": stats.replays_per_second(),
+            "bySize": by_size_json(&stats),
         },
         "failures": written,
     });
@@ -168,6 +169,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
             )
         })
         .with_context(|| format!("cannot write {}", args.out.join("fuzz.json").display()))?;
+    print!("{}", by_size_table(&stats));
     println!(
         "fuzzed {} for {:.1} s: {}; {} shrink steps; report in {}",
         args.dialect,
@@ -193,6 +195,44 @@ fn counters(stats: &FuzzStats) -> String {
         stats.failures,
         stats.known_failures
     )
+}
+
+/// Replay time by stream size (`specs/fuzzing.md` Z4.9), one line a bucket.
+fn by_size_table(stats: &FuzzStats) -> String {
+    let mut out =
+        String::from("time per replay by stream size (replays without a fault or a restart):\n");
+    for (label, _, _, bucket) in stats.by_size.rows() {
+        let mean = bucket.mean().map_or("–".into(), |mean| {
+            format!("{:.2} ms", mean.as_secs_f64() * 1e3)
+        });
+        let per_kib = bucket.per_kib().map_or("–".into(), |per_kib| {
+            format!("{:.1} µs/KiB", per_kib.as_secs_f64() * 1e6)
+        });
+        out.push_str(&format!(
+            "  {label:>10}: {:>7} replays, {mean:>10} each, {per_kib:>16}\n",
+            bucket.replays
+        ));
+    }
+    out
+}
+
+/// `stats.bySize` of fuzz.json: each bucket's bounds (`belowBytes` null for the last), its
+/// timed replays, their bytes and seconds, the mean per replay and the time per KiB (null
+/// without replays or bytes).
+fn by_size_json(stats: &FuzzStats) -> serde_json::Value {
+    let buckets = stats.by_size.rows().map(|(label, min, below, bucket)| {
+        json!({
+            "label": label,
+            "minBytes": min,
+            "belowBytes": below,
+            "replays": bucket.replays,
+            "bytes": bucket.bytes,
+            "seconds": bucket.time.as_secs_f64(),
+            "meanMicros": bucket.mean().map(|mean| mean.as_secs_f64() * 1e6),
+            "microsPerKiB": bucket.per_kib().map(|per_kib| per_kib.as_secs_f64() * 1e6),
+        })
+    });
+    serde_json::Value::Array(buckets.collect())
 }
 
 /// Prints a shrunk failure and writes it as a corpus case; returns its `fuzz.json` entry.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::generate::Generator;
 use super::shrink::{Shrunk, shrink};
+use super::timing::SizeTimes;
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::judge::{Expectations, Finding, StreamJudge, Verdict};
@@ -85,6 +86,9 @@ pub struct FuzzStats {
     pub shrink_steps: usize,
     /// Wall time so far.
     pub elapsed: Duration,
+    /// Replay time by stream size (`specs/fuzzing.md` Z4.9): replays that came back without
+    /// a fault and without starting a process.
+    pub by_size: SizeTimes,
 }
 
 impl FuzzStats {
@@ -145,6 +149,7 @@ pub fn fuzz(
     }
     let mut replayer = Replayer {
         handle,
+        supervisor: &supervisor,
         options,
         tools,
         tool_list: ToolInfo::list(tools),
@@ -197,6 +202,7 @@ struct Found {
 
 struct Replayer<'a> {
     handle: Handle<'a>,
+    supervisor: &'a Supervisor,
     options: &'a FuzzOptions,
     tools: &'a Arc<Registry>,
     tool_list: Vec<ToolInfo>,
@@ -228,8 +234,19 @@ impl Replayer<'_> {
             prefill: self.options.prefill.clone(),
             tools: self.tool_list.clone(),
         };
-        match self.handle.run_stream(&begin, &chunks) {
-            Ok(transcript) => Ok(Ok(transcript)),
+        // Timed only when it neither faulted nor started a process (Z4.9): a start, a
+        // timeout or a crash would say nothing about the time the candidate's parser takes.
+        let restarts = self.supervisor.restarts();
+        let started = Instant::now();
+        let result = self.handle.run_stream(&begin, &chunks);
+        let took = started.elapsed();
+        match result {
+            Ok(transcript) => {
+                if self.supervisor.restarts() == restarts {
+                    self.stats.by_size.record(stream.len(), took);
+                }
+                Ok(Ok(transcript))
+            }
             Err(ReplayError::Fault(fault)) => Ok(Err(fault)),
             Err(ReplayError::CannotStart(fault)) => Err(FuzzError::CannotRestart(fault)),
             Err(ReplayError::GaveUp(_)) => Err(FuzzError::CannotRestart(Fault::Crash {

@@ -5,7 +5,8 @@
 //! - [`oracle`]: what every reference run and every definition must satisfy;
 //! - [`generate`]: seeded streams, corpus mutations and adversarial chunkings;
 //! - [`shrink`]: delta debugging of a failing stream and chunking;
-//! - [`campaign`]: `tch fuzz` against a candidate over the protocol.
+//! - [`campaign`]: `tch fuzz` against a candidate over the protocol;
+//! - [`timing`]: its replay time by stream size.
 
 pub mod campaign;
 pub mod fragments;
@@ -13,7 +14,9 @@ pub mod generate;
 pub mod input;
 pub mod oracle;
 pub mod shrink;
+pub mod timing;
 
 pub use campaign::{FuzzError, FuzzFailure, FuzzOptions, FuzzStats, fuzz};
 pub use input::FuzzInput;
 pub use oracle::{DefinitionFailure, check_definition, check_stream, definition_input};
+pub use timing::{SizeBucket, SizeTimes};

@@ -191,7 +191,7 @@ impl Series {
 
 /// `bytes` as `4 KiB`, `1 MiB` or `100 B`.
 pub fn human_bytes(bytes: usize) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else if bytes >= 1 << 10 {
         format!("{} KiB", bytes >> 10)

@@ -1,0 +1,167 @@
+//! `superlinear` (`specs/runner.md` §8) end to end: the reference and the templates grow
+//! linearly, a parser that re-scans its buffer per chunk is caught, and `tch scale` prints the
+//! figures. One test, so that nothing else in this binary runs while time is measured (cargo
+//! runs test binaries one after the other).
+
+mod common;
+
+use common::{root, stdout, tch};
+
+fn report(dir: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json written");
+    serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+fn scaling_cases(report: &serde_json::Value) -> Vec<&serde_json::Value> {
+    report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["scaling"].is_object())
+        .collect()
+}
+
+#[test]
+fn time_is_judged_as_the_stream_grows() {
+    let dir = std::env::temp_dir().join(format!("tch-test-scaling-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_text = |name: &str| dir.join(name).display().to_string();
+
+    // The reference through `tch serve`: every family of every dialect, none superlinear.
+    let reference = dir_text("reference");
+    let output = tch(&["run", "--case", "*/scaling/*", "--report-dir", &reference]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let saved = report(&dir.join("reference"));
+    let cases = scaling_cases(&saved);
+    assert_eq!(cases.len(), 13 * 3, "{}", stdout(&output));
+    for case in &cases {
+        assert_ne!(case["status"], "failed", "{case}");
+        let points = case["scaling"]["points"].as_array().expect("points");
+        assert!(points.len() >= 3, "{case}");
+        assert!(case["scaling"]["exponent"].as_f64().is_some(), "{case}");
+    }
+    assert_eq!(saved["schema"], 4);
+
+    // The templates, through the same cases of the dialects they speak.
+    for (name, template) in [
+        ("python", ["python3", "adapters/python/adapter.py"]),
+        ("node", ["node", "adapters/node/adapter.js"]),
+    ] {
+        let report_dir = dir_text(name);
+        let mut args = vec!["run", "--case", "hermes/scaling/*"];
+        args.extend(["--report-dir", &report_dir, "--"]);
+        args.extend(template);
+        let output = tch(&args);
+        assert!(output.status.success(), "{name}: {}", stdout(&output));
+        assert_eq!(scaling_cases(&report(&dir.join(name))).len(), 3, "{name}");
+    }
+
+    // A parser that re-scans its whole buffer on every chunk: right, and quadratic.
+    let buggy = dir_text("rescans");
+    let output = tch(&[
+        "run",
+        "--case",
+        "hermes/scaling/one-call",
+        "--report-dir",
+        &buggy,
+        "--",
+        "python3",
+        "adapters/examples/rescans_buffer.py",
+    ]);
+    let printed = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{printed}");
+    assert!(
+        printed.contains("FAIL hermes/scaling/one-call medium [superlinear] (streaming)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("replay: tch run --case hermes/scaling/one-call --report-dir"),
+        "{printed}"
+    );
+    let saved = report(&dir.join("rescans"));
+    let case = scaling_cases(&saved)[0];
+    assert_eq!(case["status"], "failed");
+    let finding = &case["findings"][0];
+    assert_eq!(finding["verdicts"], serde_json::json!(["superlinear"]));
+    assert_eq!(finding["layer"], "streaming");
+    assert_eq!(finding["kind"], "scaling");
+    let detail = finding["detail"].as_str().unwrap_or_default();
+    assert!(detail.starts_with("time ∝ size^"), "{detail}");
+    assert!(detail.contains("µs/KiB"), "{detail}");
+    assert!(
+        case["scaling"]["exponent"]
+            .as_f64()
+            .is_some_and(|e| e >= 1.5)
+    );
+    let summary = std::fs::read_to_string(dir.join("rescans/summary.md")).expect("summary.md");
+    assert!(summary.contains("### Scaling"), "{summary}");
+    assert!(
+        summary.contains("| `hermes/scaling/one-call` |"),
+        "{summary}"
+    );
+    let junit = std::fs::read_to_string(dir.join("rescans/junit.xml")).expect("junit.xml");
+    assert!(junit.contains("superlinear"), "{junit}");
+
+    // --no-scaling and --chunks leave the scaling cases out.
+    let output = tch(&[
+        "run",
+        "--dialect",
+        "hermes",
+        "--case",
+        "hermes/short-call",
+        "--case",
+        "hermes/scaling/*",
+        "--no-scaling",
+        "--report-dir",
+        &dir_text("none"),
+    ]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert!(scaling_cases(&report(&dir.join("none"))).is_empty());
+
+    // `tch scale` prints the series of the buggy parser, and exits 1.
+    let output = tch(&[
+        "scale",
+        "--dialect",
+        "hermes",
+        "--family",
+        "one-call",
+        "--",
+        "python3",
+        "adapters/examples/rescans_buffer.py",
+    ]);
+    let printed = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{printed}");
+    assert!(
+        printed.contains("µs/KiB") && printed.contains(": superlinear"),
+        "{printed}"
+    );
+
+    // One size, in process, in two chunk sizes, as JSON lines.
+    let output = tch(&[
+        "scale",
+        "--in-process",
+        "--dialect",
+        "qwen3-coder",
+        "--family",
+        "many-calls",
+        "--size",
+        "64KiB",
+        "--chunk-size",
+        "1,4",
+        "--repeat",
+        "2",
+        "--json",
+    ]);
+    assert!(output.status.success());
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["chunkBytes"], 4);
+    assert_eq!(lines[1]["bytes"], 65536);
+    assert!(lines.iter().all(|l| l["seconds"].as_f64().is_some()));
+
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = root();
+}
