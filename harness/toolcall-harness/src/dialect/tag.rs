@@ -102,7 +102,9 @@ impl TagParser {
     /// either consumes input or changes state without consuming it.
     fn step(&mut self, input: &str, i: usize, out: &mut Vec<Event>) -> usize {
         let bytes = input.as_bytes();
-        match self.state.clone() {
+        // The state is matched in place: a clone would copy a call's closer finder at every
+        // step, two allocations per chunk while a call is open.
+        match &mut self.state {
             State::Text => {
                 let Some(lt) = memchr(b'<', &bytes[i..]).map(|p| i + p) else {
                     self.consume(&input[i..]);
@@ -122,6 +124,7 @@ impl TagParser {
                 candidates,
                 matched,
             } => {
+                let (candidates, matched) = (candidates.clone(), *matched);
                 // Names may hold any character: match whole characters, so that a failed
                 // prefix is always cut between two of them.
                 let end = i + input[i..].chars().next().map_or(1, char::len_utf8);
@@ -142,13 +145,13 @@ impl TagParser {
                 };
                 end
             }
-            State::AfterOpener { tag } => match bytes[i] {
-                b if is_blank(b) => {
+            State::AfterOpener { tag } => match (*tag, bytes[i]) {
+                (_, b) if is_blank(b) => {
                     let end = i + bytes[i..].iter().take_while(|&&b| is_blank(b)).count();
                     self.consume(&input[i..end]);
                     end
                 }
-                b'{' | b'`' => {
+                (tag, b'{' | b'`') => {
                     self.state = State::Call {
                         tag,
                         closer: self.names.tag(tag).closer.clone(),
@@ -162,19 +165,21 @@ impl TagParser {
                     i
                 }
             },
-            State::Call { tag, mut closer } => match closer.find(&input[i..]) {
-                Some(length) => {
-                    // Just past the closer's `>`.
-                    self.consume(&input[i..i + length]);
-                    self.close_call(tag, out);
-                    i + length
+            State::Call { tag, closer } => {
+                let tag = *tag;
+                match closer.find(&input[i..]) {
+                    Some(length) => {
+                        // Just past the closer's `>`.
+                        self.consume(&input[i..i + length]);
+                        self.close_call(tag, out);
+                        i + length
+                    }
+                    None => {
+                        self.consume(&input[i..]);
+                        input.len()
+                    }
                 }
-                None => {
-                    self.consume(&input[i..]);
-                    self.state = State::Call { tag, closer };
-                    input.len()
-                }
-            },
+            }
         }
     }
 

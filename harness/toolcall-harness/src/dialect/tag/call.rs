@@ -57,10 +57,12 @@ pub(super) fn interpret(content: &str, tool: &Tool) -> Result<Value, CallError> 
     };
     // The closing fence may follow a value directly (T4.2): serde's stream reader wants a
     // separator after a number or literal (`1````), so try the text before the last fence
-    // as exactly one value first.
-    let whole_before_fence = object_text
-        .rsplit_once(FENCE)
-        .filter(|(_, tail)| fenced && tail.is_empty())
+    // as exactly one value first. Only a fenced body is searched: a bare one would be scanned
+    // whole, from the end, for a fence that could not count.
+    let whole_before_fence = fenced
+        .then_some(object_text)
+        .and_then(|text| text.rsplit_once(FENCE))
+        .filter(|(_, tail)| tail.is_empty())
         .and_then(|(inside, _)| json::from_str(inside).ok());
     let value = match whole_before_fence {
         Some(value) => value,
