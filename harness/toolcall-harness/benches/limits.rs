@@ -26,7 +26,6 @@ mod streams;
 
 use std::cell::Cell;
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
@@ -98,10 +97,7 @@ fn limits(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
+    config = streams::criterion();
     targets = limits
 }
 criterion_main!(benches);

@@ -10,7 +10,6 @@
 mod streams;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
@@ -68,10 +67,7 @@ fn sweep(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
+    config = streams::criterion();
     targets = sweep
 }
 criterion_main!(benches);

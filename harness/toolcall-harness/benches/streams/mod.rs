@@ -23,6 +23,15 @@ pub fn tools() -> Arc<Registry> {
     Arc::new(bundled_registry().expect("the bundled tools load"))
 }
 
+/// The benches' criterion: ten samples of about a second each, a short warm-up (a 1 MiB
+/// stream in 1-byte chunks takes tens of milliseconds, so that is enough samples).
+pub fn criterion() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .sample_size(10)
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_secs(1))
+}
+
 /// A small deterministic generator (SplitMix64), so that every run measures the same bytes.
 struct Rng(u64);
 
