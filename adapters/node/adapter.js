@@ -54,18 +54,40 @@ class HermesParser {
     this.inCall = false;
     this.reasoning = false; // inside <think>: only </think> is a marker
     this.scanned = 0; // how far `pending` was searched for CLOSE: never search twice
+    // An open call that spans chunks is kept as parts, with its last chars in `carry`: only
+    // `carry` + the new chunk is searched for CLOSE, and the parts are joined once, when it
+    // closes. (Appending to one string and searching it would make V8 flatten the whole call on
+    // every chunk: quadratic time, the `superlinear` verdict.)
+    this.parts = [];
+    this.carry = '';
     this.calls = 0;
     this.ids = new Set(); // ids of the calls so far: they must stay unique (C7.1)
   }
 
   push(chunk) {
-    this.pending += chunk;
     const events = [];
+    if (this.parts.length > 0) {
+      const seen = this.carry + chunk;
+      this.parts.push(chunk);
+      if (seen.indexOf(CLOSE) < 0) {
+        this.carry = seen.slice(-(CLOSE.length - 1));
+        return events;
+      }
+      this.pending = this.parts.join('');
+      // Everything before `seen` was searched already.
+      this.scanned = this.pending.length - seen.length + CLOSE.length - 1;
+      this.parts = [];
+      this.carry = '';
+    } else {
+      this.pending += chunk;
+    }
     for (;;) {
       if (this.inCall) {
         const end = this.pending.indexOf(CLOSE, Math.max(OPEN.length, this.scanned - CLOSE.length + 1));
         if (end < 0) {
-          this.scanned = this.pending.length;
+          this.parts = [this.pending];
+          this.carry = this.pending.slice(-(CLOSE.length - 1));
+          this.pending = '';
           break;
         }
         const block = this.pending.slice(0, end + CLOSE.length);
@@ -127,6 +149,9 @@ class HermesParser {
   finish() {
     const events = [];
     if (this.inCall) events.push(error('unterminated tool_call'));
+    if (this.parts.length > 0) this.pending = this.parts.join('');
+    this.parts = [];
+    this.carry = '';
     if (this.pending) events.push((this.reasoning ? reasoning : text)(this.pending));
     this.pending = '';
     return events;

@@ -75,17 +75,35 @@ class HermesParser:
         self.in_call = False
         self.reasoning = False  # inside <think>: only </think> is a marker
         self.scanned = 0  # how far `pending` was searched for CLOSE: never search twice
+        # An open call that spans chunks is kept as parts, with its last chars in `carry`: only
+        # `carry` + the new chunk is searched for CLOSE, and the parts are joined once, when it
+        # closes. (`self.pending += chunk` copies the whole call on every chunk: CPython
+        # appends in place only to a local variable. Quadratic time, the `superlinear` verdict.)
+        self.parts = []
+        self.carry = ""
         self.calls = 0
         self.ids = set()  # ids of the calls so far: they must stay unique (C7.1)
 
     def push(self, chunk):
-        self.pending += chunk
         events = []
+        if self.parts:
+            seen = self.carry + chunk
+            self.parts.append(chunk)
+            if CLOSE not in seen:
+                self.carry = seen[-(len(CLOSE) - 1) :]
+                return events
+            self.pending = "".join(self.parts)
+            # Everything before `seen` was searched already.
+            self.scanned = len(self.pending) - len(seen) + len(CLOSE) - 1
+            self.parts, self.carry = [], ""
+        else:
+            self.pending += chunk
         while True:
             if self.in_call:
                 end = self.pending.find(CLOSE, max(len(OPEN), self.scanned - len(CLOSE) + 1))
                 if end < 0:
-                    self.scanned = len(self.pending)
+                    self.parts, self.carry = [self.pending], self.pending[-(len(CLOSE) - 1) :]
+                    self.pending = ""
                     break
                 block = self.pending[: end + len(CLOSE)]
                 self.pending = self.pending[len(block):]
@@ -137,6 +155,9 @@ class HermesParser:
         events = []
         if self.in_call:
             events.append(error("unterminated tool_call"))
+        if self.parts:
+            self.pending = "".join(self.parts)
+        self.parts, self.carry = [], ""
         if self.pending:
             events.append((reasoning if self.reasoning else text)(self.pending))
         self.pending = ""
