@@ -84,7 +84,8 @@ pub struct Case {
     pub id: String,
     /// The stream, as the model wrote it.
     pub stream: String,
-    /// The generation prompt the stream continues (`specs/streaming.md` C9); `""` for none.
+    /// The generation prompt the stream continues (`specs/streaming.md` C9): its `.prefill`
+    /// file (empty: none), else the dialect's default (`Dialect::default_prefill`).
     pub prefill: String,
     /// The events a conforming parser emits for it, reasoned by hand.
     pub expected: Vec<Event>,
@@ -172,9 +173,9 @@ impl Case {
         let expected_path = stream_path.with_file_name(format!("{name}{EXPECTED_SUFFIX}"));
         let prefill_path = stream_path.with_file_name(format!("{name}{PREFILL_SUFFIX}"));
         let prefill = if prefill_path.exists() {
-            read_text(&prefill_path)?
+            Some(read_text(&prefill_path)?)
         } else {
-            String::new()
+            None
         };
         let mut case = Case::parse(
             folder,
@@ -183,7 +184,7 @@ impl Case {
             &read_text(&expected_path)?,
             &expected_path,
         )?;
-        case.prefill = prefill;
+        case.prefill = prefill.unwrap_or_else(|| case.dialect.default_prefill().to_owned());
         Ok(case)
     }
 
@@ -216,7 +217,7 @@ impl Case {
 
 impl Case {
     /// Writes the case as `ROOT/DIALECT/NAME.stream` and `NAME.events.jsonl` (and
-    /// `NAME.prefill` when it has one; its id must be `DIALECT/NAME`), the expected file
+    /// `NAME.prefill` when it is not the dialect's default; its id must be `DIALECT/NAME`), the expected file
     /// starting with `comments` as `#` lines. Returns the stream file's path.
     pub fn write(&self, root: &Path, comments: &[String]) -> std::io::Result<PathBuf> {
         let stream_path = root.join(format!("{}.{STREAM_EXTENSION}", self.id));
@@ -235,7 +236,9 @@ impl Case {
         let name = format!("{}{EXPECTED_SUFFIX}", self.id);
         fs::write(&stream_path, &self.stream)?;
         fs::write(root.join(name), expected)?;
-        if !self.prefill.is_empty() {
+        // Without a `.prefill` the case reads with the dialect's default; an empty file says
+        // "none".
+        if self.prefill != self.dialect.default_prefill() {
             fs::write(
                 root.join(format!("{}{PREFILL_SUFFIX}", self.id)),
                 &self.prefill,
@@ -266,10 +269,12 @@ pub fn bundled_cases() -> Result<Vec<Case>, CorpusError> {
         let prefill = crate::bundled::BUNDLED_CORPUS
             .iter()
             .find(|(p, _)| *p == prefill_path)
-            .map_or("", |(_, text)| *text);
+            .map(|(_, text)| *text);
         let expected_path = PathBuf::from("corpus").join(expected_path);
         let mut case = Case::parse(folder, name, stream.to_owned(), expected, &expected_path)?;
-        case.prefill = prefill.to_owned();
+        case.prefill = prefill
+            .unwrap_or_else(|| case.dialect.default_prefill())
+            .to_owned();
         cases.push(case);
     }
     Ok(cases)

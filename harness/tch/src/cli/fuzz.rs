@@ -106,7 +106,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         argv: argv.clone(),
         limits,
         dialect: args.dialect,
-        prefill: args.prefill.clone().unwrap_or_default(),
+        prefill: args
+            .prefill
+            .clone()
+            .unwrap_or_else(|| args.dialect.default_prefill().to_owned()),
         seed: args.seed,
         duration: Duration::from_secs_f64(args.seconds),
         max_streams: args.streams,
@@ -247,7 +250,10 @@ fn report_failure(
         dialect: args.dialect,
         id: failure.case.clone(),
         stream: shrunk.stream.clone(),
-        prefill: args.prefill.clone().unwrap_or_default(),
+        prefill: args
+            .prefill
+            .clone()
+            .unwrap_or_else(|| args.dialect.default_prefill().to_owned()),
         expected: failure.expected.clone(),
     };
     let chunks = (!shrunk.cuts.is_empty()).then_some(&finding.chunks);

@@ -59,9 +59,12 @@ pub struct ParseArgs {
 
 pub fn run(args: ParseArgs) -> Result<ExitCode> {
     let tools = args.tools.registry()?;
-    let mut parser = args
-        .dialect
-        .reference_parser(&tools, args.prefill.as_deref().unwrap_or(""));
+    let mut parser = args.dialect.reference_parser(
+        &tools,
+        args.prefill
+            .as_deref()
+            .unwrap_or(args.dialect.default_prefill()),
+    );
     let mut out = io::BufWriter::new(io::stdout().lock());
     match (&args.chunks, args.chunk_size) {
         // Streamed: memory bounded by a chunk and what the parser holds, whatever the length.

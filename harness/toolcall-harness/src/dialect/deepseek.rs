@@ -13,6 +13,14 @@ use super::kit::{
 
 use call::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const V3_DEFAULT_PREFILL: &str = "";
+
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const V31_DEFAULT_PREFILL: &str = "";
+
 const SECTION_OPENER: &str = "<｜tool▁calls▁begin｜>";
 const SECTION_CLOSER: &str = "<｜tool▁calls▁end｜>";
 const CALL_OPENER: &str = "<｜tool▁call▁begin｜>";
@@ -114,6 +122,7 @@ fn unterminated(_: &Reading<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::dialect::kit::events;
 
     /// DS2.5: in a section, `<think>`, `</think>` and a second section opener are stray text,

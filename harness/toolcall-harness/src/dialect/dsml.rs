@@ -19,6 +19,18 @@ use super::kit::{
 
 use call::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const V32_DEFAULT_PREFILL: &str = "";
+
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const V4_DEFAULT_PREFILL: &str = "";
+
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const V41_DEFAULT_PREFILL: &str = "";
+
 /// Modes (DSML1.1): text, reasoning, a section between calls, and stray text in a section.
 const TEXT: usize = 0;
 const SECTION: usize = 2;
@@ -260,6 +272,7 @@ mod tests {
     //! Block ends of DSML2.3 that no corpus case reaches: markers met in a tag rather than in
     //! the body. Each stream is checked whole and one char per chunk.
     use super::*;
+
     use crate::dialect::kit::KitParser;
     use crate::dialect::kit::events;
     use crate::event::Event;

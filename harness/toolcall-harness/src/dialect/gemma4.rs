@@ -11,6 +11,10 @@ use super::kit::{Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading
 
 pub(crate) use call::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const OPENER: &str = "<|tool_call>";
 const CLOSER: &str = "<tool_call|>";
 
@@ -62,6 +66,7 @@ fn unterminated(_: &Reading<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::dialect::kit::KitParser;
     use crate::event::Event;
     use crate::parser::StreamParser;

@@ -16,6 +16,14 @@ use super::kit::{
 
 use call::{CallError, NameEnd};
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const GLM45_DEFAULT_PREFILL: &str = "";
+
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const GLM47_DEFAULT_PREFILL: &str = "";
+
 const OPENER: &str = "<tool_call>";
 const CLOSER: &str = "</tool_call>";
 

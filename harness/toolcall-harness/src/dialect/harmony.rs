@@ -15,6 +15,10 @@ use super::kit::{Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome,
 use call::CallError;
 use header::{HeaderError, Kind};
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
 const CONSTRAIN: &str = "<|constrain|>";
@@ -170,6 +174,7 @@ fn settle_call(reading: &Reading<'_>, message: &str, at_end: bool) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::dialect::kit::KitParser;
     use crate::event::Event;
     use crate::parser::StreamParser;

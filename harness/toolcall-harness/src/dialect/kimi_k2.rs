@@ -16,6 +16,10 @@ use super::kit::{Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome,
 
 use call::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const THINK_OPEN: &str = "<think>";
 const THINK_CLOSE: &str = "</think>";
 /// KS1.1: the plural spellings and the singular ones, the same markers.

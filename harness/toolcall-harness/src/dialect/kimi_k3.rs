@@ -12,6 +12,10 @@ use crate::event::Event;
 
 use call::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const THINK_OPEN: &str = "<|open|>think<|sep|>";
 const THINK_CLOSE: &str = "<|close|>think<|sep|>";
 const RESPONSE_OPEN: &str = "<|open|>response<|sep|>";

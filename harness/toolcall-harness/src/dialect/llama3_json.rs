@@ -10,6 +10,10 @@ use super::kit::{Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading
 
 pub(crate) use call::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const PYTHON_TAG: &str = "<|python_tag|>";
 
 /// Modes (LJ1.1–LJ1.6).
@@ -81,6 +85,7 @@ fn unterminated(_: &Reading<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::dialect::kit::events;
 
     #[test]

@@ -13,6 +13,10 @@ use super::kit::{
 
 use invoke::InvokeError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const SECTION_OPENER: &str = "<minimax:tool_call>";
 const SECTION_CLOSER: &str = "</minimax:tool_call>";
 const INVOKE_OPENER: &str = "<invoke";
@@ -86,6 +90,7 @@ mod tests {
     //! Block ends and modes that the corpus reaches only through whole streams, checked here
     //! whole and one char per chunk.
     use super::*;
+
     use crate::dialect::kit::events;
 
     #[test]

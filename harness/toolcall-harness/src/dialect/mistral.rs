@@ -13,6 +13,10 @@ use super::kit::{Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome,
 use crate::event::Event;
 use call::{ARGS, CALL_ID, CallError};
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const THINK: &str = "[THINK]";
 const END_THINK: &str = "[/THINK]";
@@ -217,6 +221,7 @@ fn unterminated(_: &Reading<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::dialect::kit::KitParser;
     use crate::parser::{StreamParser, run};
     use std::sync::Arc;

@@ -162,6 +162,34 @@ impl Dialect {
         }
     }
 
+    /// The generation prompt the dialect's chat template ends the prompt with by default, as
+    /// far as it puts the reply in a state (`specs/streaming.md` C9.4): the prefill used when
+    /// none is given (a corpus case without `.prefill`, `tch parse` without `--prefill`, a
+    /// `begin` without `prefill`). `""` when the template leaves the reply at its start. Each
+    /// dialect's spec names it, and the other variants a family has.
+    pub fn default_prefill(self) -> &'static str {
+        match self {
+            Dialect::MdFence | Dialect::Tag | Dialect::Signature => "",
+            Dialect::Hermes => hermes::DEFAULT_PREFILL,
+            Dialect::Qwen3Coder => qwen3_coder::DEFAULT_PREFILL,
+            Dialect::Harmony => harmony::DEFAULT_PREFILL,
+            Dialect::DeepSeekV3 => deepseek::V3_DEFAULT_PREFILL,
+            Dialect::DeepSeekV31 => deepseek::V31_DEFAULT_PREFILL,
+            Dialect::DeepSeekV32 => dsml::V32_DEFAULT_PREFILL,
+            Dialect::DeepSeekV4 => dsml::V4_DEFAULT_PREFILL,
+            Dialect::DeepSeekV41 => dsml::V41_DEFAULT_PREFILL,
+            Dialect::KimiK2 => kimi_k2::DEFAULT_PREFILL,
+            Dialect::KimiK3 => kimi_k3::DEFAULT_PREFILL,
+            Dialect::Glm45 => glm::GLM45_DEFAULT_PREFILL,
+            Dialect::Glm47 => glm::GLM47_DEFAULT_PREFILL,
+            Dialect::Gemma4 => gemma4::DEFAULT_PREFILL,
+            Dialect::Mistral => mistral::DEFAULT_PREFILL,
+            Dialect::Llama3Json => llama3_json::DEFAULT_PREFILL,
+            Dialect::Pythonic => pythonic::DEFAULT_PREFILL,
+            Dialect::MinimaxM2 => minimax_m2::DEFAULT_PREFILL,
+        }
+    }
+
     /// How the dialect's reference parser is built.
     fn engine(self) -> Engine {
         Engine::Kit(match self {

@@ -16,6 +16,10 @@ use super::kit::{
 use crate::event::Event;
 use literal::CallError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const TOOL_CALL_START: &str = "<|tool_call_start|>";
 const TOOL_CALL_END: &str = "<|tool_call_end|>";
 const PYTHON_START: &str = "<|python_start|>";
@@ -256,6 +260,7 @@ fn unterminated(_: &Reading<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::dialect::kit::KitParser;
     use crate::parser::{StreamParser, run};
     use std::ops::Range;

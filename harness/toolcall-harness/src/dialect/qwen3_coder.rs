@@ -12,6 +12,10 @@ use super::kit::{
 
 pub(crate) use function::FunctionError;
 
+/// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
+/// as the spec names it.
+pub(crate) const DEFAULT_PREFILL: &str = "";
+
 const FUNCTION_OPENER: &str = "<function=";
 const FUNCTION_CLOSER: &str = "</function>";
 const SECTION_CLOSER: &str = "</tool_call>";

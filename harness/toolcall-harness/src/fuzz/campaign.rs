@@ -231,7 +231,7 @@ impl Replayer<'_> {
         let begin = Begin {
             stream: id,
             dialect: self.options.dialect.name().to_owned(),
-            prefill: self.options.prefill.clone(),
+            prefill: Some(self.options.prefill.clone()),
             tools: self.tool_list.clone(),
         };
         // Timed only when it neither faulted nor started a process (Z4.9): a start, a

@@ -57,10 +57,10 @@ pub struct Begin {
     pub stream: String,
     /// The stream's dialect, by name.
     pub dialect: String,
-    /// The generation prompt the stream continues (P2.7, `specs/streaming.md` C9); sent only
-    /// when not empty, absent reads as empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub prefill: String,
+    /// The generation prompt the stream continues (P2.7, `specs/streaming.md` C9): `tch` always
+    /// sends it (`""` for none); absent reads as the dialect's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill: Option<String>,
     /// The registry in use (P2.2); absent reads as empty.
     #[serde(default)]
     pub tools: Vec<ToolInfo>,

@@ -83,7 +83,8 @@ impl Server<'_> {
                 };
                 match self.registry(tools) {
                     Ok(registry) => {
-                        self.stream = Some((stream, dialect.reference_parser(&registry, &prefill)));
+                        let prefill = prefill.as_deref().unwrap_or(dialect.default_prefill());
+                        self.stream = Some((stream, dialect.reference_parser(&registry, prefill)));
                         Vec::new()
                     }
                     Err(reason) => vec![error_line(reason)],

@@ -261,7 +261,7 @@ impl Replayer<'_, '_> {
         let begin = Begin {
             stream: id,
             dialect: self.case.dialect.name().to_owned(),
-            prefill: self.case.prefill.clone(),
+            prefill: Some(self.case.prefill.clone()),
             tools: self.tool_list.to_vec(),
         };
         self.handle.run_stream(&begin, &chunks)

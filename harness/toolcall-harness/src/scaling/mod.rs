@@ -66,7 +66,7 @@ impl OverProtocol<'_, '_> {
         Begin {
             stream: format!("scaling#{}", self.count),
             dialect: dialect.name().to_owned(),
-            prefill: String::new(),
+            prefill: Some(String::new()),
             tools: self.tools.clone(),
         }
     }
