@@ -21,6 +21,10 @@ pub const EXPECTED_SUFFIX: &str = ".events.jsonl";
 /// The suffix of a case's optional prefill file (`specs/corpus.md`).
 pub const PREFILL_SUFFIX: &str = ".prefill";
 
+/// What stands between a case's name and a reading's in an alternative's file name:
+/// `NAME.alt-READING.events.jsonl` (`specs/corpus.md`, contract and choice).
+pub const ALTERNATIVE_INFIX: &str = ".alt-";
+
 /// Which cases a command runs: `--corpus DIR` (default: the corpus built into `tch`),
 /// `--dialect`, `--case GLOB` and `--skip GLOB`.
 #[derive(Debug, Clone, Default)]
@@ -88,6 +92,20 @@ pub struct Case {
     /// file (empty: none), else the dialect's default (`Dialect::default_prefill`).
     pub prefill: String,
     /// The events a conforming parser emits for it, reasoned by hand.
+    pub expected: Vec<Event>,
+    /// The events under each documented alternative reading of a choice rule the case rests
+    /// on, in file-name order.
+    pub alternatives: Vec<Alternative>,
+}
+
+/// The events of a case under a documented alternative reading (`specs/corpus.md`): an
+/// engine that follows it diverges from `tch`'s reading, which is no bug.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alternative {
+    /// The reading's name, as the dialect spec's choice rule gives it (`drops-section-text`;
+    /// `a+b` for two at once).
+    pub reading: String,
+    /// The events under that reading, reasoned by hand.
     pub expected: Vec<Event>,
 }
 
@@ -185,6 +203,28 @@ impl Case {
             &expected_path,
         )?;
         case.prefill = prefill.unwrap_or_else(|| case.dialect.default_prefill().to_owned());
+        let prefix = format!("{name}{ALTERNATIVE_INFIX}");
+        let folder_path = stream_path.parent().unwrap_or(Path::new("."));
+        let mut files: Vec<PathBuf> = fs::read_dir(folder_path)
+            .map_err(|error| CorpusError::Io {
+                path: folder_path.to_owned(),
+                error,
+            })?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| reading_of(n, &prefix).is_some())
+            })
+            .collect();
+        files.sort();
+        for path in files {
+            let file = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let reading = reading_of(file, &prefix).unwrap_or_default().to_owned();
+            let expected = alternative_events(&read_text(&path)?, &path)?;
+            case.alternatives.push(Alternative { reading, expected });
+        }
         Ok(case)
     }
 
@@ -211,6 +251,7 @@ impl Case {
             stream,
             prefill: String::new(),
             expected,
+            alternatives: Vec::new(),
         })
     }
 }
@@ -236,6 +277,18 @@ impl Case {
         let name = format!("{}{EXPECTED_SUFFIX}", self.id);
         fs::write(&stream_path, &self.stream)?;
         fs::write(root.join(name), expected)?;
+        for alternative in &self.alternatives {
+            let events: String = alternative
+                .expected
+                .iter()
+                .map(|e| e.to_json_line() + "\n")
+                .collect();
+            let name = format!(
+                "{}{ALTERNATIVE_INFIX}{}{EXPECTED_SUFFIX}",
+                self.id, alternative.reading
+            );
+            fs::write(root.join(name), events)?;
+        }
         // Without a `.prefill` the case reads with the dialect's default; an empty file says
         // "none".
         if self.prefill != self.dialect.default_prefill() {
@@ -275,6 +328,16 @@ pub fn bundled_cases() -> Result<Vec<Case>, CorpusError> {
         case.prefill = prefill
             .unwrap_or_else(|| case.dialect.default_prefill())
             .to_owned();
+        let prefix = format!("{folder}/{name}{ALTERNATIVE_INFIX}");
+        for &(path, text) in crate::bundled::BUNDLED_CORPUS {
+            if let Some(reading) = reading_of(path, &prefix) {
+                let expected = alternative_events(text, &PathBuf::from("corpus").join(path))?;
+                case.alternatives.push(Alternative {
+                    reading: reading.to_owned(),
+                    expected,
+                });
+            }
+        }
         cases.push(case);
     }
     Ok(cases)
@@ -386,6 +449,23 @@ pub fn load_dir(root: &Path) -> Result<Vec<Case>, CorpusError> {
     }
     paths.sort();
     paths.iter().map(|p| Case::load(p)).collect()
+}
+
+/// The reading an alternative's file `PREFIX READING .events.jsonl` names, where `prefix` is
+/// `NAME.alt-` (or `FOLDER/NAME.alt-`).
+fn reading_of<'p>(file: &'p str, prefix: &str) -> Option<&'p str> {
+    file.strip_prefix(prefix)?
+        .strip_suffix(EXPECTED_SUFFIX)
+        .filter(|reading| !reading.is_empty() && !reading.contains('/'))
+}
+
+/// The events of an alternative's file at `path`.
+fn alternative_events(text: &str, path: &Path) -> Result<Vec<Event>, CorpusError> {
+    parse_expected(text).map_err(|(line, error)| CorpusError::Expected {
+        path: path.to_owned(),
+        line,
+        error,
+    })
 }
 
 /// Events of an expected-events file: one per line; blank lines and `#` comments skipped.

@@ -255,6 +255,7 @@ fn report_failure(
             .clone()
             .unwrap_or_else(|| args.dialect.default_prefill().to_owned()),
         expected: failure.expected.clone(),
+        alternatives: Vec::new(),
     };
     let chunks = (!shrunk.cuts.is_empty()).then_some(&finding.chunks);
     let command = replay.command(&case.id, chunks);
@@ -266,7 +267,7 @@ fn report_failure(
         format!("against: {}", replay.argv.join(" ")),
         format!(
             "verdicts: {}: {} ({}): {}",
-            finding.severity,
+            finding.grade(),
             finding.verdict_names(),
             finding.layer,
             finding.detail.lines().next().unwrap_or_default()
@@ -287,7 +288,7 @@ fn report_failure(
         out,
         "{} {} {} (stream {}, under {}: {} chars, {} chunks), shrunk in {} steps ({} tries) to:",
         if failure.known { "KNOWN" } else { "FAIL" },
-        finding.severity,
+        finding.grade(),
         failure.target,
         failure.stream_number,
         failure.found_chunking.label,
@@ -301,7 +302,7 @@ fn report_failure(
     writeln!(
         out,
         "  {}: {} ({})",
-        finding.severity,
+        finding.grade(),
         finding.verdict_names(),
         finding.layer
     )?;

@@ -13,7 +13,7 @@ use toolcall_harness::corpus::{Case, Selection};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::judge::expect::{self, Expectations};
 use toolcall_harness::judge::{CaseReport, Verdict};
-use toolcall_harness::report::terminal::{TerminalOptions, print_failures};
+use toolcall_harness::report::terminal::{TerminalOptions, print_divergences, print_failures};
 use toolcall_harness::report::{
     CandidateInfo, Replay, ReportOptions, RunReport, Summary, candidate_stem, json,
 };
@@ -38,6 +38,11 @@ use super::args::{
 /// Then, alone, the scaling cases (DIALECT/scaling/FAMILY): each dialect's streams fed at
 /// doubling sizes, to judge whether time grows faster than the stream (`superlinear`;
 /// `tch scale` prints the figures; --no-scaling skips them).
+///
+/// A case whose output differs from tch's reading only by following a documented alternative
+/// reading of a choice rule (an engine's legitimate reading of a point the format leaves open;
+/// corpus/DIALECT/NAME.alt-READING.events.jsonl) is a divergence: shown apart from bugs, with
+/// its reading, and no failure unless --strict.
 ///
 /// Exit status: 0 when nothing unexpected failed and some stream case was judged; 1 when
 /// something failed, or no stream case could be judged; 2 when the run could not start (bad
@@ -88,6 +93,11 @@ pub struct RunArgs {
     /// Fail cases whose candidate holds back text the reference has already released.
     #[arg(long)]
     strict_latency: bool,
+    /// Fail cases whose output follows a documented alternative reading of a choice rule
+    /// (a "divergence": reported apart from bugs and not a failure by default), for a parser
+    /// that means to follow tch's reading (specs/runner.md R3.5).
+    #[arg(long)]
+    strict: bool,
     /// Known failures: lines of `CASE-GLOB [VERDICT-GLOB]`; listed cases that pass fail the run.
     #[arg(long, value_name = "FILE")]
     expect_fail: Option<PathBuf>,
@@ -156,6 +166,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             chunks: args.chunks.clone(),
         },
         strict_latency: args.strict_latency,
+        strict: args.strict,
         scaling,
         scaling_options: ScalingOptions::default(),
     };
@@ -219,6 +230,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             findings_per_case: args.findings,
         },
     )?;
+    print_divergences(&mut std::io::stdout().lock(), &reports)?;
     let run_report = RunReport {
         schema: json::SCHEMA,
         tch_version: env!("CARGO_PKG_VERSION"),
@@ -251,6 +263,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     if !summary.failed_by_severity.is_empty() {
         println!("failing cases by severity: {}", summary.severities());
+    }
+    if summary.divergent > 0 {
+        println!(
+            "divergences: {} cases follow a documented alternative reading, not tch's (no bug; --strict fails them)",
+            summary.divergent
+        );
     }
     println!(
         "{} replays in {:.1} s ({:.0} replays/s); {}; reports in {}",

@@ -41,6 +41,7 @@ pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Box<
         stream: input.stream.clone(),
         prefill: input.prefill.to_owned(),
         expected: run.events,
+        alternatives: Vec::new(),
     };
     let cut = Chunking::new(SplitKind::Chunks, "fuzz cuts", input.cuts.clone());
     check_reference(&case, &cut, tools)?;

@@ -26,11 +26,40 @@ pub fn comparable(events: &[Event], source: &str) -> Vec<Event> {
             other => other.clone(),
         })
         .collect();
-    Normalize {
+    let normalized = Normalize {
         source: Some(source),
         keep_extra: false,
     }
-    .apply(&kept)
+    .apply(&kept);
+    without_edge_blanks(normalized)
+}
+
+/// The blanks a template writes around its markers, which engines read as markup or as text
+/// (`specs/runner.md` R3.4), left out of the comparison: every text or reasoning run (the
+/// events are normalized, so a run is one event and its neighbours are of another kind) is
+/// compared without blanks at either end, a run of blanks alone as nothing, and the runs that
+/// then touch are merged again.
+fn without_edge_blanks(events: Vec<Event>) -> Vec<Event> {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
+    let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    for event in events {
+        let event = match event {
+            Event::TextDelta { delta } => Event::text(delta.trim_matches(blank)),
+            Event::ReasoningDelta { delta } => Event::ReasoningDelta {
+                delta: delta.trim_matches(blank).to_owned(),
+            },
+            other => other,
+        };
+        match (&event, out.last_mut()) {
+            (Event::TextDelta { delta } | Event::ReasoningDelta { delta }, _) if delta.is_empty() => {}
+            (Event::TextDelta { delta }, Some(Event::TextDelta { delta: last }))
+            | (Event::ReasoningDelta { delta }, Some(Event::ReasoningDelta { delta: last })) => {
+                last.push_str(delta);
+            }
+            _ => out.push(event),
+        }
+    }
+    out
 }
 
 /// The verdicts for `actual` against `expected` (both [`comparable`]), each with a detail.
@@ -483,5 +512,34 @@ mod tests {
         let without = comparable(&[Event::ToolCall(with_extra.clone())], "");
         with_extra.extra.insert("__proto__".into(), json!({"x": 1}));
         assert_eq!(comparable(&[Event::ToolCall(with_extra)], ""), without);
+    }
+
+    #[test]
+    fn blanks_at_marker_edges_are_not_compared() {
+        // R3.4: `</think>\n\n` read as markup by one engine, as text by another.
+        let call = Event::call("c", "t", json!({}));
+        let as_text = [
+            Event::ReasoningDelta {
+                delta: "\nhmm\n".into(),
+            },
+            Event::text("\n\nSure. "),
+            call.clone(),
+            Event::text("\n"),
+            call.clone(),
+        ];
+        let as_markup = [
+            Event::ReasoningDelta {
+                delta: "hmm".into(),
+            },
+            Event::text("Sure."),
+            call.clone(),
+            call.clone(),
+        ];
+        assert_eq!(comparable(&as_text, ""), comparable(&as_markup, ""));
+        // Blanks inside a run still count.
+        assert_ne!(
+            comparable(&[Event::text("a b")], ""),
+            comparable(&[Event::text("ab")], "")
+        );
     }
 }

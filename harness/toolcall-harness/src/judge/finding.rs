@@ -15,8 +15,14 @@ use crate::split::{ChunkSpec, Chunking, Realism, SplitKind};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-    /// How much it would hurt (`specs/runner.md` R4.3): the worst of its verdicts'.
-    pub severity: Severity,
+    /// A bug, or a divergence: output that follows a documented alternative reading
+    /// (`specs/runner.md` R3.5).
+    #[serde(flatten)]
+    pub class: Class,
+    /// How much it would hurt (`specs/runner.md` R4.3): the worst of its verdicts'; none for a
+    /// divergence, which is no bug.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
     /// Every verdict the replay earned, in [`Verdict::ALL`] order.
     pub verdicts: Vec<Verdict>,
     /// Conformance (the whole stream shows it) or streaming.
@@ -52,6 +58,30 @@ pub struct Finding {
     pub replay: String,
 }
 
+/// Whether a finding is a bug or a divergence (`specs/runner.md` R3.5): `"class": "bug"`, or
+/// `"class": "divergence"` with the reading followed, in `report.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "class", rename_all = "kebab-case")]
+pub enum Class {
+    /// The candidate is wrong under every documented reading.
+    Bug,
+    /// The candidate follows a documented alternative reading of a choice rule.
+    Divergence {
+        /// The reading's name, as the case's `NAME.alt-READING.events.jsonl` gives it.
+        reading: String,
+    },
+}
+
+impl Class {
+    /// The reading a divergence follows; `None` for a bug.
+    pub fn reading(&self) -> Option<&str> {
+        match self {
+            Class::Bug => None,
+            Class::Divergence { reading } => Some(reading),
+        }
+    }
+}
+
 fn serialize_as_lines<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(events.iter().map(Event::to_json_line))
 }
@@ -76,7 +106,8 @@ impl Finding {
             .collect::<Vec<_>>()
             .join("\n");
         Finding {
-            severity: Severity::of(&verdicts),
+            class: Class::Bug,
+            severity: Some(Severity::of(&verdicts)),
             layer: Layer::of(&verdicts, chunking.is_whole()),
             verdicts,
             splitting: chunking.label.clone(),
@@ -87,6 +118,42 @@ impl Finding {
             diff: String::new(),
             events: Vec::new(),
             replay: String::new(),
+        }
+    }
+
+    /// The same finding as a divergence that follows `reading`: no severity.
+    pub fn diverging(mut self, reading: &str) -> Finding {
+        self.class = Class::Divergence {
+            reading: reading.to_owned(),
+        };
+        self.severity = None;
+        self
+    }
+
+    /// The same finding as a bug: a divergence judged under `--strict`, for a parser that
+    /// means to follow `tch`'s reading (`specs/runner.md` R3.5).
+    pub fn strict(mut self) -> Finding {
+        if let Class::Divergence { reading } = &self.class {
+            self.detail.push_str(&format!(
+                "\nnote: follows the documented alternative reading {reading}; a failure under --strict"
+            ));
+            self.class = Class::Bug;
+            self.severity = Some(Severity::of(&self.verdicts));
+        }
+        self
+    }
+
+    /// Whether it is a bug (not a divergence).
+    pub fn is_bug(&self) -> bool {
+        self.class == Class::Bug
+    }
+
+    /// Its severity's name, or `divergence (READING)`.
+    pub fn grade(&self) -> String {
+        match (&self.class, self.severity) {
+            (Class::Divergence { reading }, _) => format!("divergence ({reading})"),
+            (Class::Bug, Some(severity)) => severity.name().to_owned(),
+            (Class::Bug, None) => "bug".to_owned(),
         }
     }
 
@@ -133,7 +200,7 @@ impl fmt::Display for Finding {
         writeln!(
             f,
             "{}: {} ({}) under {}, chunks {}:",
-            self.severity,
+            self.grade(),
             self.verdict_names(),
             self.layer,
             self.under(),
@@ -156,6 +223,9 @@ pub enum Status {
     Failed,
     /// Failed exactly as `--expect-fail` says.
     KnownFailure,
+    /// Differs from `tch`'s reading only by following a documented alternative reading
+    /// (`specs/runner.md` R3.5); fails the run only under `--strict`.
+    Divergent,
     /// Listed in `--expect-fail` but passed: fails the run until the entry is removed.
     Fixed,
     /// The candidate does not speak the case's dialect.
@@ -170,7 +240,7 @@ impl Status {
     pub fn judged(self) -> bool {
         matches!(
             self,
-            Status::Passed | Status::Failed | Status::KnownFailure | Status::Fixed
+            Status::Passed | Status::Failed | Status::KnownFailure | Status::Fixed | Status::Divergent
         )
     }
 
@@ -199,7 +269,7 @@ pub struct CaseReport {
     pub dialect: String,
     /// How it ended.
     pub status: Status,
-    /// Its worst finding's severity; none when it has no finding.
+    /// Its worst bug finding's severity; none when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
     /// The reasons (`# …`) of the `--expect-fail` lines that made it a known failure.
@@ -275,7 +345,9 @@ impl CaseReport {
         if !self.would_keep(&new.verdicts, chunks) {
             return;
         }
-        self.severity = Some(self.severity.map_or(new.severity, |s| s.min(new.severity)));
+        if let Some(severity) = new.severity {
+            self.severity = Some(self.severity.map_or(severity, |s| s.min(severity)));
+        }
         match self
             .findings
             .iter_mut()
@@ -284,15 +356,29 @@ impl CaseReport {
             // Only a streaming finding can be shown under fewer chunks.
             Some(old) if new.layer == Layer::Streaming => *old = new,
             Some(_) => {}
-            // Worst first (R4.3), in the order found within one severity.
+            // Worst first (R4.3), in the order found within one severity; divergences,
+            // which have none, after every bug.
             None => {
-                let at = self
-                    .findings
-                    .partition_point(|f| f.severity <= new.severity);
+                let rank = |f: &Finding| f.severity.map_or(Severity::ALL.len(), |s| s as usize);
+                let at = self.findings.partition_point(|f| rank(f) <= rank(&new));
                 self.findings.insert(at, new);
             }
         }
-        self.status = Status::Failed;
+        self.status = if self.findings.iter().any(Finding::is_bug) {
+            Status::Failed
+        } else {
+            Status::Divergent
+        };
+    }
+
+    /// Whether some finding is a bug.
+    pub fn has_bug(&self) -> bool {
+        self.findings.iter().any(Finding::is_bug)
+    }
+
+    /// The reading its divergence follows, if it has one.
+    pub fn divergence(&self) -> Option<&str> {
+        self.findings.iter().find_map(|f| f.class.reading())
     }
 
     /// Every verdict of every finding, once each, in [`Verdict::ALL`] order.
@@ -365,9 +451,9 @@ mod tests {
         // The lost call (high) goes before the lost text (medium) found first.
         assert_eq!(report.findings[0].splitting, "cut@2");
         assert_eq!(report.findings[0].layer, Layer::Streaming);
-        assert_eq!(report.findings[0].severity, Severity::High);
+        assert_eq!(report.findings[0].severity, Some(Severity::High));
         assert_eq!(report.findings[1].layer, Layer::Conformance);
-        assert_eq!(report.findings[1].severity, Severity::Medium);
+        assert_eq!(report.findings[1].severity, Some(Severity::Medium));
         assert_eq!(report.severity, Some(Severity::High));
         assert_eq!(
             report.tally["single"],

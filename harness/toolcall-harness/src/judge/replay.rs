@@ -5,7 +5,8 @@
 //! event grammar. A chunk-dependent replay worth keeping is replayed again, with the whole
 //! stream, to tell nondeterminism (`flaky`) from chunk-dependence.
 
-use super::{Finding, Sides, Verdict, comparable, conformance, diff, grammar};
+use super::{Finding, Severity, Sides, Verdict, comparable, conformance, diff, grammar};
+use crate::corpus::Alternative;
 use crate::event::Event;
 use crate::split::Chunking;
 use crate::supervisor::{Fault, Transcript};
@@ -16,6 +17,9 @@ pub struct StreamJudge<'s> {
     stream: &'s str,
     /// The expected events, [`comparable`].
     expected: Vec<Event>,
+    /// The case's documented alternative readings: each reading's name and its events,
+    /// [`comparable`] (`specs/runner.md` R3.5).
+    alternatives: Vec<(String, Vec<Event>)>,
     /// The whole-stream replay's comparable output, once judged.
     baseline: Option<Vec<Event>>,
     /// The last judged replay's comparable output.
@@ -28,9 +32,20 @@ impl<'s> StreamJudge<'s> {
         StreamJudge {
             stream,
             expected: comparable(expected, stream),
+            alternatives: Vec::new(),
             baseline: None,
             last: Vec::new(),
         }
+    }
+
+    /// The same judge, told the case's documented alternative readings: a whole stream whose
+    /// output equals one of them diverges rather than fails (`specs/runner.md` R3.5).
+    pub fn with_alternatives(mut self, alternatives: &[Alternative]) -> StreamJudge<'s> {
+        self.alternatives = alternatives
+            .iter()
+            .map(|a| (a.reading.clone(), comparable(&a.expected, self.stream)))
+            .collect();
+        self
     }
 
     /// Whether the whole stream has been judged (chunk-dependence can be judged).
@@ -57,13 +72,37 @@ impl<'s> StreamJudge<'s> {
         }
         let actual = comparable(&transcript.events, self.stream);
         let mut diff = String::new();
+        let mut diverges = None;
         match &self.baseline {
             None => {
                 let verdicts = conformance(&self.expected, &actual);
                 if !verdicts.is_empty() {
                     diff = diff::events(&self.expected, &actual, Sides::EXPECTED);
+                    match self.reading_of(&actual, verdicts) {
+                        // Output that follows a documented reading: no conformance bug; a
+                        // grammar break beside it stays one.
+                        Reading::Followed { reading, verdicts } if found.is_empty() => {
+                            diverges = Some(reading);
+                            found.extend(verdicts);
+                        }
+                        Reading::Followed { .. } => diff.clear(),
+                        Reading::Closest { verdicts, against: None } => found.extend(verdicts),
+                        Reading::Closest {
+                            verdicts,
+                            against: Some((reading, expected)),
+                        } => {
+                            diff = diff::events(expected, &actual, Sides::EXPECTED);
+                            found.extend(verdicts.into_iter().map(|(verdict, detail)| {
+                                (
+                                    verdict,
+                                    format!(
+                                        "{detail} (judged against the alternative reading {reading}, the closest)"
+                                    ),
+                                )
+                            }));
+                        }
+                    }
                 }
-                found.extend(verdicts);
                 self.baseline = Some(actual.clone());
             }
             Some(whole) if *whole != actual => {
@@ -90,12 +129,47 @@ impl<'s> StreamJudge<'s> {
             return None;
         }
         let mut finding = Finding::new(self.stream, chunking, found).with_diff(diff);
+        if let Some(reading) = diverges {
+            finding = finding.diverging(&reading);
+        }
         for note in &transcript.notes {
             finding.detail.push_str("\nnote: ");
             finding.detail.push_str(note);
         }
         finding.events = transcript.events.clone();
         Some(finding)
+    }
+
+    /// Which reading `actual` (the whole stream's output, which differs from `tch`'s reading
+    /// by `verdicts`) follows, or else the one it is closest to: the fewest verdicts of the
+    /// least severity, `tch`'s own on a tie (R3.5).
+    fn reading_of(&self, actual: &[Event], verdicts: Vec<(Verdict, String)>) -> Reading<'_> {
+        if let Some((reading, _)) = self.alternatives.iter().find(|(_, e)| e == actual) {
+            return Reading::Followed {
+                reading: reading.clone(),
+                verdicts,
+            };
+        }
+        let cost = |verdicts: &[(Verdict, String)]| {
+            let kinds: Vec<Verdict> = verdicts.iter().map(|(v, _)| *v).collect();
+            (Severity::of(&kinds), kinds.len())
+        };
+        let mut best = Reading::Closest {
+            verdicts,
+            against: None,
+        };
+        for (reading, expected) in &self.alternatives {
+            let candidate = conformance(expected, actual);
+            if let Reading::Closest { verdicts, .. } = &best
+                && cost(&candidate) < cost(verdicts)
+            {
+                best = Reading::Closest {
+                    verdicts: candidate,
+                    against: Some((reading, expected)),
+                };
+            }
+        }
+        best
     }
 
     /// Turns a chunk-dependent `finding` (the last replay judged) into `flaky` when a second
@@ -135,6 +209,20 @@ impl<'s> StreamJudge<'s> {
         finding.chunks = chunks;
         finding.events = events;
     }
+}
+
+/// How the whole stream's output stands to the documented readings.
+enum Reading<'j> {
+    /// It equals an alternative reading's events; `verdicts` say how it differs from `tch`'s.
+    Followed {
+        reading: String,
+        verdicts: Vec<(Verdict, String)>,
+    },
+    /// It equals none: `verdicts` against the closest reading, `None` for `tch`'s own.
+    Closest {
+        verdicts: Vec<(Verdict, String)>,
+        against: Option<(&'j str, &'j [Event])>,
+    },
 }
 
 /// The verdict of a fault.

@@ -15,6 +15,9 @@ pub enum Change {
     NewlyPassing,
     /// Failing in both (failed or known failure), with another status, severity or verdicts.
     StillFailingChanged,
+    /// Divergent in NEW (a documented alternative reading, `specs/runner.md` R3.5), and not in
+    /// BASE, or following another reading there: no bug, listed apart.
+    Divergence,
     /// In both, any other change of status (`passed` to `skipped`, `n/a` to `passed`, …).
     OtherStatus,
     /// Only in BASE.
@@ -25,10 +28,11 @@ pub enum Change {
 
 impl Change {
     /// Every change, in the order they are listed.
-    pub const ALL: [Change; 6] = [
+    pub const ALL: [Change; 7] = [
         Change::NewlyFailing,
         Change::NewlyPassing,
         Change::StillFailingChanged,
+        Change::Divergence,
         Change::OtherStatus,
         Change::OnlyInBase,
         Change::OnlyInNew,
@@ -40,6 +44,7 @@ impl Change {
             Change::NewlyFailing => "newly failing",
             Change::NewlyPassing => "newly passing",
             Change::StillFailingChanged => "still failing but changed",
+            Change::Divergence => "divergences (documented alternative readings, not bugs)",
             Change::OtherStatus => "other status changes",
             Change::OnlyInBase => "only in BASE",
             Change::OnlyInNew => "only in NEW",
@@ -53,10 +58,15 @@ impl Change {
             (None, None) => None,
             (Some(_), None) => Some(Change::OnlyInBase),
             (None, Some(new)) if new.status == Status::Failed => Some(Change::NewlyFailing),
+            (None, Some(new)) if new.status == Status::Divergent => Some(Change::Divergence),
             (None, Some(_)) => Some(Change::OnlyInNew),
             (Some(base), Some(new)) => {
                 if new.status == Status::Failed && !base.status.fails_the_run() {
                     Some(Change::NewlyFailing)
+                } else if new.status == Status::Divergent
+                    && (base.status != Status::Divergent || base.divergence() != new.divergence())
+                {
+                    Some(Change::Divergence)
                 } else if matches!(new.status, Status::Passed | Status::Fixed) && wrong(base.status)
                 {
                     Some(Change::NewlyPassing)

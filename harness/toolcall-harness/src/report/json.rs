@@ -6,7 +6,7 @@ use std::io;
 use super::RunReport;
 
 /// The schema version `report.json` is written in.
-pub const SCHEMA: u32 = 4;
+pub const SCHEMA: u32 = 5;
 
 /// The report as pretty JSON, ending in a newline.
 pub fn render(report: &RunReport) -> io::Result<String> {

@@ -24,7 +24,7 @@ pub fn render(
                 continue;
             }
             let status = match case.status {
-                Status::Passed => TestCaseStatus::success(),
+                Status::Passed | Status::Divergent => TestCaseStatus::success(),
                 Status::NotApplicable | Status::Skipped | Status::KnownFailure => {
                     let mut skipped = TestCaseStatus::skipped();
                     skipped.set_message(status_name(case.status));
@@ -43,6 +43,13 @@ pub fn render(
                 }
             };
             let mut test_case = TestCase::new(case.case.clone(), status);
+            if let Some(reading) = case.divergence().filter(|_| !case.has_bug()) {
+                // Apart from bugs (R3.5): it passes, and says which reading it follows.
+                test_case.set_system_out(format!(
+                    "divergence: follows the documented alternative reading {reading}\n{}",
+                    describe(case)
+                ));
+            }
             test_case.set_classname(format!("tch.{dialect}"));
             test_case.set_time(Duration::from_secs_f64(case.seconds));
             suite.add_test_case(test_case);

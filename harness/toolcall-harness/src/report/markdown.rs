@@ -118,7 +118,7 @@ pub fn render(report: &RunReport) -> String {
             let _ = writeln!(
                 md,
                 "- **{}** `{}`: {} ({}) under `{}`: {}; replay with `{}`",
-                finding.severity,
+                finding.grade(),
                 case.case,
                 finding.verdict_names(),
                 finding.layer,
@@ -133,6 +133,17 @@ pub fn render(report: &RunReport) -> String {
                     case.findings.len() - 1
                 );
             }
+        }
+    }
+    let divergences = super::divergences(&report.cases);
+    if !divergences.is_empty() {
+        md.push_str(
+            "\n### Divergences: documented alternative readings, not bugs (`specs/runner.md` R3.5)\n\n",
+        );
+        md.push_str("| reading | cases |\n| --- | --- |\n");
+        for (reading, cases) in divergences {
+            let listed: Vec<String> = cases.iter().map(|c| format!("`{c}`")).collect();
+            let _ = writeln!(md, "| `{reading}` | {}: {} |", cases.len(), listed.join(", "));
         }
     }
     let known = worst_first(|status| status == Status::KnownFailure);

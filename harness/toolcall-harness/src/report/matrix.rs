@@ -61,6 +61,7 @@ impl Cell<'_> {
         match self {
             Cell::Case(case) => match case.status {
                 Status::Passed => "passed",
+                Status::Divergent => "divergent",
                 Status::Failed => case.severity().map_or("failed", Severity::name),
                 // Still a bug, as bad as it is: the cell's text says it is known.
                 Status::KnownFailure => case.severity().map_or("known", Severity::name),
@@ -360,8 +361,13 @@ fn detail(row: usize, column: usize, cell: &Cell<'_>) -> Value {
         .findings
         .iter()
         .map(|f| {
+            // A divergence has no severity: it says which reading it follows instead (R3.5).
+            let severity = match &f.reading {
+                Some(reading) => format!("divergence ({reading})"),
+                None => f.severity().name().to_owned(),
+            };
             json!({
-                "severity": f.severity().name(),
+                "severity": severity,
                 "verdicts": f.verdicts,
                 "layer": f.layer,
                 "splitting": f.splitting,
@@ -387,7 +393,13 @@ fn detail(row: usize, column: usize, cell: &Cell<'_>) -> Value {
 
 /// The legend: every colour with its words (M2.4).
 fn legend(html: &mut String) {
-    let mut entries: Vec<(&str, String)> = vec![("passed", "passed".to_owned())];
+    let mut entries: Vec<(&str, String)> = vec![
+        ("passed", "passed".to_owned()),
+        (
+            "divergent",
+            "divergent: follows a documented alternative reading, no bug".to_owned(),
+        ),
+    ];
     for severity in Severity::ALL {
         entries.push((
             severity.name(),
@@ -499,6 +511,7 @@ button:focus-visible, .selected { outline: 3px solid #1a5fb4; outline-offset: -3
 tr[data-member-of] th[scope=row] { padding-left: 1.5rem; }
 .passed { background: #cdebd3; }
 .fixed { background: #cdebd3; box-shadow: inset 0 0 0 2px #2f7d3b; }
+.divergent { background: #e3f1e6; box-shadow: inset 0 0 0 2px #7a9cc6; }
 .critical { background: #a51d2d; color: #fff; }
 .high { background: #f0883e; }
 .medium { background: #f6d56a; }

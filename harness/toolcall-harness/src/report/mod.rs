@@ -72,6 +72,9 @@ pub struct Summary {
     pub skipped: usize,
     /// Cases that failed as `--expect-fail` says.
     pub known_failures: usize,
+    /// Cases whose output follows a documented alternative reading and nothing else wrong
+    /// (`specs/runner.md` R3.5): neither passed nor failed.
+    pub divergent: usize,
     /// Stream cases judged (passed, failed, known or fixed): a run that judged none did not
     /// test anything.
     pub stream_cases_judged: usize,
@@ -100,6 +103,7 @@ impl Summary {
             }
             match case.status {
                 Status::Passed => summary.passed += 1,
+                Status::Divergent => summary.divergent += 1,
                 Status::Failed | Status::Fixed => summary.failed += 1,
                 Status::KnownFailure => {
                     summary.known_failures += 1;
@@ -128,12 +132,17 @@ impl Summary {
         summary
     }
 
-    /// The closing line: `N passed, N failed, N skipped`.
+    /// The closing line: `N passed, N failed, N skipped`, then `, N divergent` when some
+    /// case diverged.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} passed, {} failed, {} skipped",
             self.passed, self.failed, self.skipped
-        )
+        );
+        if self.divergent > 0 {
+            line += &format!(", {} divergent", self.divergent);
+        }
+        line
     }
 
     /// The failing cases by severity, worst first: `2 critical, 1 medium`; empty when none
@@ -200,12 +209,25 @@ impl RunReport {
     }
 }
 
+/// The divergent cases (`specs/runner.md` R3.5) by the reading they follow, readings in name
+/// order, cases in report order.
+pub fn divergences(reports: &[CaseReport]) -> BTreeMap<&str, Vec<&str>> {
+    let mut by_reading: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for case in reports.iter().filter(|c| c.status == Status::Divergent) {
+        if let Some(reading) = case.divergence() {
+            by_reading.entry(reading).or_default().push(&case.case);
+        }
+    }
+    by_reading
+}
+
 /// How a status reads in reports.
 pub fn status_name(status: Status) -> &'static str {
     match status {
         Status::Passed => "passed",
         Status::Failed => "failed",
         Status::KnownFailure => "known failure (--expect-fail)",
+        Status::Divergent => "divergent: follows a documented alternative reading (--strict fails it)",
         Status::Fixed => "fixed: listed in --expect-fail but passes",
         Status::NotApplicable => "n/a: the candidate does not speak this dialect",
         Status::Skipped => {

@@ -113,6 +113,12 @@ pub struct SavedCase {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SavedFinding {
+    /// `bug` or `divergence` (schema 5; absent: a bug).
+    #[serde(default)]
+    pub class: Option<String>,
+    /// The alternative reading a divergence follows (schema 5).
+    #[serde(default)]
+    pub reading: Option<String>,
     /// The severity written in the report (schema 3); see [`SavedFinding::severity`].
     #[serde(default, rename = "severity")]
     pub written_severity: Option<Severity>,
@@ -179,6 +185,7 @@ impl SavedReport {
         for case in &self.cases {
             match case.status {
                 Status::Passed => counts.passed += 1,
+                Status::Divergent => counts.divergent += 1,
                 Status::Failed | Status::Fixed => counts.failed += 1,
                 Status::KnownFailure => counts.known_failures += 1,
                 Status::NotApplicable => counts.not_applicable += 1,
@@ -225,6 +232,11 @@ impl SavedCase {
             .or_else(|| self.findings.iter().map(SavedFinding::severity).min())
     }
 
+    /// The reading its divergence follows (schema 5), if it has one.
+    pub fn divergence(&self) -> Option<&str> {
+        self.findings.iter().find_map(|f| f.reading.as_deref())
+    }
+
     /// Every verdict of its findings once: the known ones in report order, then any others.
     pub fn verdicts(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
@@ -259,6 +271,10 @@ impl SavedCase {
         match (self.status, self.severity()) {
             (Status::Failed, Some(severity)) => format!("{severity}: {verdicts}"),
             (Status::KnownFailure, Some(severity)) => format!("{severity}, known: {verdicts}"),
+            (Status::Divergent, _) => match self.divergence() {
+                Some(reading) => format!("divergent ({reading}): {verdicts}"),
+                None => "divergent".to_owned(),
+            },
             (status, _) => short_status(status).to_owned(),
         }
     }
@@ -284,6 +300,7 @@ pub fn short_status(status: Status) -> &'static str {
         Status::Passed => "passed",
         Status::Failed => "failed",
         Status::KnownFailure => "known failure",
+        Status::Divergent => "divergent",
         Status::Fixed => "fixed",
         Status::NotApplicable => "n/a",
         Status::Skipped => "skipped",
@@ -295,6 +312,8 @@ pub fn short_status(status: Status) -> &'static str {
 pub struct Counts {
     /// Passed.
     pub passed: usize,
+    /// Followed a documented alternative reading (`specs/runner.md` R3.5).
+    pub divergent: usize,
     /// Failed, or fixed (listed in `--expect-fail` but passing).
     pub failed: usize,
     /// Failed as `--expect-fail` says.

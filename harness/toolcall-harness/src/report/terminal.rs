@@ -17,6 +17,27 @@ pub struct TerminalOptions {
     pub findings_per_case: usize,
 }
 
+/// Prints the divergences (`specs/runner.md` R3.5) apart from the failures: per reading
+/// followed, how many cases and which.
+pub fn print_divergences(out: &mut dyn Write, reports: &[CaseReport]) -> io::Result<()> {
+    for (reading, cases) in super::divergences(reports) {
+        let shown: Vec<&str> = cases.iter().take(3).copied().collect();
+        let more = cases.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "DIVERGE {reading}: {} cases ({}{more})",
+            cases.len(),
+            shown.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
 /// Prints every case that fails the run, as `options` say.
 pub fn print_failures(
     out: &mut dyn Write,
@@ -72,7 +93,7 @@ fn print_finding(out: &mut dyn Write, finding: &Finding, colour: bool) -> io::Re
     writeln!(
         out,
         "  {}: {} ({}) under {}, chunks {}:",
-        finding.severity,
+        finding.grade(),
         finding.verdict_names(),
         finding.layer,
         finding.under(),

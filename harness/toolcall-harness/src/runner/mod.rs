@@ -30,6 +30,9 @@ pub struct RunOptions {
     pub splits: SplitOptions,
     /// Fail cases whose candidate holds back text the reference has already released.
     pub strict_latency: bool,
+    /// Judge output that follows a documented alternative reading as a bug, not a divergence
+    /// (`specs/runner.md` R3.5).
+    pub strict: bool,
     /// The scaling series to judge after the cases (`specs/runner.md` §8), those of dialects
     /// the candidate speaks.
     pub scaling: Vec<(Dialect, Family)>,
@@ -180,7 +183,8 @@ impl Work<'_> {
             report.status = Status::NotApplicable;
             return report;
         }
-        let mut judge = StreamJudge::new(&case.stream, &case.expected);
+        let mut judge =
+            StreamJudge::new(&case.stream, &case.expected).with_alternatives(&case.alternatives);
         let markers = case.dialect.markers(self.tools);
         let realism = |chunking: &Chunking| Some(realism(&case.stream, &chunking.cuts, &markers));
         let mut replayer = Replayer {
@@ -224,6 +228,9 @@ impl Work<'_> {
             }
             if let Some(found) = finding.as_mut() {
                 found.realism = realism(&chunking);
+            }
+            if self.options.strict {
+                finding = finding.map(Finding::strict);
             }
             report.record(chunking.kind, finding);
             let held = extra_held(case, &chunking, &transcript, self.tools);
