@@ -220,7 +220,10 @@ impl Case {
             .collect();
         files.sort();
         for path in files {
-            let file = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let file = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             let reading = reading_of(file, &prefix).unwrap_or_default().to_owned();
             let expected = alternative_events(&read_text(&path)?, &path)?;
             case.alternatives.push(Alternative { reading, expected });

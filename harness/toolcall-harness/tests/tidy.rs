@@ -10,6 +10,12 @@
 //!   refers to.
 //! - `no_stale_proptest_regressions`: every proptest regression file is the one a proptest
 //!   configuration of the repository reads.
+//! - `rules_are_contract_or_choice_and_choices_carry_alternatives` (`specs/corpus.md`, contract
+//!   and choice): every rule of a dialect spec carries one mark, `{contract}` or
+//!   `{choice: READING, …}`; every corpus case that cites a choice rule has, for each of its
+//!   readings, `NAME.alt-READING.events.jsonl` or a comment `# alt READING: same`; every
+//!   alternative's reading is declared by a choice rule the case cites, and its file names the
+//!   rule and engines in a comment.
 //!
 //! The rules, precisely:
 //!
@@ -98,6 +104,159 @@ fn section_references_resolve() {
         }
     }
     report("section references (§) that do not resolve", problems);
+}
+
+#[test]
+fn rules_are_contract_or_choice_and_choices_carry_alternatives() {
+    let repo = Repo::load();
+    let specs = Specs::load(&repo);
+    let mut problems = Vec::new();
+    // Every rule of a dialect spec, marked once; the readings of each choice rule.
+    let mut readings: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in repo
+        .files
+        .iter()
+        .filter(|f| f.starts_with("specs/dialects/") && f.ends_with(".md"))
+    {
+        for (line_no, id, text) in rule_texts(&repo.read(file)) {
+            match marks(&text).as_slice() {
+                [Mark::Contract] => {}
+                [Mark::Choice(names)] if !names.is_empty() => {
+                    readings.insert(id, names.clone());
+                }
+                [] => problems.push(format!(
+                    "{file}:{line_no}: rule {id} is marked neither {{contract}} nor {{choice: READING, …}}"
+                )),
+                _ => problems.push(format!(
+                    "{file}:{line_no}: rule {id} must carry exactly one mark, {{contract}} or {{choice: READING, …}} with at least one reading"
+                )),
+            }
+        }
+    }
+    for file in repo.files.iter().filter(|f| {
+        f.starts_with("corpus/") && f.ends_with(".events.jsonl") && !f.contains(".alt-")
+    }) {
+        let text = repo.read(file);
+        let stem = file.trim_end_matches(".events.jsonl");
+        let comments: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix('#'))
+            .collect();
+        let cited: BTreeSet<&str> = comments
+            .iter()
+            .flat_map(|c| rule_ids(c, &specs.prefixes))
+            .collect();
+        let same: BTreeSet<&str> = comments
+            .iter()
+            .filter_map(|c| c.trim().strip_prefix("alt "))
+            .filter_map(|c| c.strip_suffix(": same"))
+            .collect();
+        let alternatives: BTreeSet<String> = repo
+            .files
+            .iter()
+            .filter_map(|f| f.strip_prefix(&format!("{stem}.alt-")))
+            .filter_map(|f| f.strip_suffix(".events.jsonl"))
+            .map(str::to_owned)
+            .collect();
+        let declared: BTreeSet<&str> = cited
+            .iter()
+            .filter_map(|id| readings.get(*id))
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        for id in &cited {
+            for reading in readings.get(*id).into_iter().flatten() {
+                if !alternatives.contains(reading) && !same.contains(reading.as_str()) {
+                    problems.push(format!(
+                        "{file}: cites the choice rule {id} but has neither {stem}.alt-{reading}.events.jsonl nor a comment `# alt {reading}: same`"
+                    ));
+                }
+            }
+        }
+        for reading in alternatives
+            .iter()
+            .flat_map(|a| a.split('+'))
+            .chain(same.iter().copied())
+        {
+            if !declared.contains(reading) {
+                problems.push(format!(
+                    "{file}: alternative reading {reading} is declared by no choice rule the case cites"
+                ));
+            }
+        }
+        for alternative in &alternatives {
+            let alt = format!("{stem}.alt-{alternative}.events.jsonl");
+            if !repo
+                .read(&alt)
+                .lines()
+                .any(|l| l.trim_start().starts_with('#'))
+            {
+                problems.push(format!(
+                    "{alt}: names no rule and no engine in a `#` comment"
+                ));
+            }
+        }
+    }
+    for file in repo
+        .files
+        .iter()
+        .filter(|f| f.starts_with("corpus/") && f.contains(".alt-"))
+    {
+        let stem = &file[..file.find(".alt-").unwrap_or(0)];
+        if !repo.files.contains(&format!("{stem}.stream")) {
+            problems.push(format!(
+                "{file}: an alternative of no case ({stem}.stream is missing)"
+            ));
+        }
+    }
+    report("contract and choice (specs/corpus.md)", problems);
+}
+
+/// A rule's mark (`specs/corpus.md`, contract and choice).
+#[derive(Debug, PartialEq)]
+enum Mark {
+    Contract,
+    Choice(Vec<String>),
+}
+
+/// The marks in a rule's text: `{contract}`, `{choice: a, b}`.
+fn marks(text: &str) -> Vec<Mark> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('{') {
+        rest = &rest[at + 1..];
+        let Some(end) = rest.find('}') else { break };
+        let inner = rest[..end].trim();
+        if inner == "contract" {
+            found.push(Mark::Contract);
+        } else if let Some(names) = inner.strip_prefix("choice:") {
+            let names: Vec<String> = names
+                .split(',')
+                .map(|n| n.trim().trim_matches('`').to_owned())
+                .filter(|n| !n.is_empty())
+                .collect();
+            found.push(Mark::Choice(names));
+        }
+    }
+    found
+}
+
+/// Each rule a spec defines, as (line number, id, its text up to the next rule or heading).
+fn rule_texts(text: &str) -> Vec<(usize, String, String)> {
+    let (_, definitions) = headings(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut rules = Vec::new();
+    for (i, (line_no, id)) in definitions.iter().enumerate() {
+        let next = definitions.get(i + 1).map_or(lines.len() + 1, |(n, _)| *n);
+        let body: Vec<&str> = lines[line_no - 1..next - 1]
+            .iter()
+            .enumerate()
+            .take_while(|(j, l)| *j == 0 || !l.trim_start().starts_with('#'))
+            .map(|(_, l)| *l)
+            .collect();
+        rules.push((*line_no, id.clone(), body.join("\n")));
+    }
+    rules
 }
 
 #[test]

@@ -51,7 +51,8 @@ fn without_edge_blanks(events: Vec<Event>) -> Vec<Event> {
             other => other,
         };
         match (&event, out.last_mut()) {
-            (Event::TextDelta { delta } | Event::ReasoningDelta { delta }, _) if delta.is_empty() => {}
+            (Event::TextDelta { delta } | Event::ReasoningDelta { delta }, _)
+                if delta.is_empty() => {}
             (Event::TextDelta { delta }, Some(Event::TextDelta { delta: last }))
             | (Event::ReasoningDelta { delta }, Some(Event::ReasoningDelta { delta: last })) => {
                 last.push_str(delta);

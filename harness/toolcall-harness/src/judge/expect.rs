@@ -129,9 +129,9 @@ impl Expectations {
                     "only diverges (a documented alternative reading, no bug)"
                 };
                 report.status = Status::Fixed;
-                report
-                    .notes
-                    .push(format!("listed in --expect-fail but {what}: remove its line"));
+                report.notes.push(format!(
+                    "listed in --expect-fail but {what}: remove its line"
+                ));
             }
             Status::KnownFailure | Status::Fixed | Status::NotApplicable | Status::Skipped => {}
         }

@@ -240,7 +240,11 @@ impl Status {
     pub fn judged(self) -> bool {
         matches!(
             self,
-            Status::Passed | Status::Failed | Status::KnownFailure | Status::Fixed | Status::Divergent
+            Status::Passed
+                | Status::Failed
+                | Status::KnownFailure
+                | Status::Fixed
+                | Status::Divergent
         )
     }
 

@@ -86,7 +86,10 @@ impl<'s> StreamJudge<'s> {
                             found.extend(verdicts);
                         }
                         Reading::Followed { .. } => diff.clear(),
-                        Reading::Closest { verdicts, against: None } => found.extend(verdicts),
+                        Reading::Closest {
+                            verdicts,
+                            against: None,
+                        } => found.extend(verdicts),
                         Reading::Closest {
                             verdicts,
                             against: Some((reading, expected)),

@@ -143,7 +143,12 @@ pub fn render(report: &RunReport) -> String {
         md.push_str("| reading | cases |\n| --- | --- |\n");
         for (reading, cases) in divergences {
             let listed: Vec<String> = cases.iter().map(|c| format!("`{c}`")).collect();
-            let _ = writeln!(md, "| `{reading}` | {}: {} |", cases.len(), listed.join(", "));
+            let _ = writeln!(
+                md,
+                "| `{reading}` | {}: {} |",
+                cases.len(),
+                listed.join(", ")
+            );
         }
     }
     let known = worst_first(|status| status == Status::KnownFailure);

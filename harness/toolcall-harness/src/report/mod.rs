@@ -227,7 +227,9 @@ pub fn status_name(status: Status) -> &'static str {
         Status::Passed => "passed",
         Status::Failed => "failed",
         Status::KnownFailure => "known failure (--expect-fail)",
-        Status::Divergent => "divergent: follows a documented alternative reading (--strict fails it)",
+        Status::Divergent => {
+            "divergent: follows a documented alternative reading (--strict fails it)"
+        }
         Status::Fixed => "fixed: listed in --expect-fail but passes",
         Status::NotApplicable => "n/a: the candidate does not speak this dialect",
         Status::Skipped => {
