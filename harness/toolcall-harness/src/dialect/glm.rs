@@ -22,7 +22,7 @@ pub(crate) const GLM45_DEFAULT_PREFILL: &str = "";
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
-pub(crate) const GLM47_DEFAULT_PREFILL: &str = "";
+pub(crate) const GLM47_DEFAULT_PREFILL: &str = "<|assistant|><think>";
 
 const OPENER: &str = "<tool_call>";
 const CLOSER: &str = "</tool_call>";

@@ -18,7 +18,7 @@ use call::CallError;
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
-pub(crate) const DEFAULT_PREFILL: &str = "";
+pub(crate) const DEFAULT_PREFILL: &str = "<|im_assistant|>assistant<|im_middle|><think>";
 
 const THINK_OPEN: &str = "<think>";
 const THINK_CLOSE: &str = "</think>";
