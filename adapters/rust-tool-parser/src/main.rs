@@ -22,6 +22,33 @@ use crate::{bridge::OpenAiDeltas, dialects::Dialect, gateway::Stream};
 
 const NAME: &str = "tool-parser-1.10.0";
 
+/// The standalone reproduction (specs/protocol.md P2.8), before the adapter writes its
+/// deployments table in.
+const REPRODUCTION: &str = include_str!("../reproduction.rs.tmpl");
+
+/// The hello's `reproduction`: the template with `@ADAPTER_DEPLOYMENTS@` replaced by the
+/// dialect table this adapter runs (`dialects::DIALECTS`, with the declared corpus tools as
+/// `declared_tools` declares them), as Rust source; tch fills `{{DIALECT}}`, `{{PREFILL}}`,
+/// `{{CHUNKS}}` and `{{TOOLS}}`.
+fn reproduction() -> Value {
+    let extra = std::env::var("TCH_TOOL_PARSER_TOOLS").as_deref() != Ok("begin");
+    let rows: Vec<String> = dialects::DIALECTS
+        .iter()
+        .map(|d| {
+            let tools: &[&str] = if extra { d.corpus_tools } else { &[] };
+            format!(
+                "    ({:?}, {:?}, {:?}, {:?}, &{:?}),",
+                d.name, d.model, d.reasoning_parser, d.think, tools
+            )
+        })
+        .collect();
+    let table = format!("&[\n{}\n]", rows.join("\n"));
+    json!({
+        "language": "rust",
+        "template": REPRODUCTION.replace("@ADAPTER_DEPLOYMENTS@", &table),
+    })
+}
+
 /// One stream: the gateway's side and the client's.
 struct Session {
     gateway: Option<Stream>,
@@ -133,7 +160,13 @@ fn main() -> io::Result<()> {
                 let names: Vec<&str> = dialects::DIALECTS.iter().map(|d| d.name).collect();
                 write_line(
                     &mut out,
-                    &json!({"type": "hello", "protocol": 1, "name": NAME, "dialects": names}),
+                    &json!({
+                        "type": "hello",
+                        "protocol": 1,
+                        "name": NAME,
+                        "dialects": names,
+                        "reproduction": reproduction(),
+                    }),
                 )?;
             }
             Some("begin") => {
