@@ -233,9 +233,11 @@ mod tests {
 
     /// What tch does with the template: each placeholder replaced by JSON text.
     fn render(template: &str, values: &[(&str, Value)]) -> String {
-        values.iter().fold(template.to_owned(), |text, (name, value)| {
-            text.replace(&format!("{{{{{name}}}}}"), &value.to_string())
-        })
+        values
+            .iter()
+            .fold(template.to_owned(), |text, (name, value)| {
+                text.replace(&format!("{{{{{name}}}}}"), &value.to_string())
+            })
     }
 
     #[test]
@@ -249,7 +251,9 @@ mod tests {
             assert!(template.contains(&format!("{{{{{name}}}}}")), "{name}");
         }
         assert!(!template.contains("@ADAPTER_"));
-        assert!(template.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>"), &["#));
+        assert!(
+            template.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>"), &["#)
+        );
         assert!(template.contains(r#"("glm-4.5", "zai-org/GLM-4.5", Some("glm45"), "#));
     }
 
@@ -287,9 +291,13 @@ mod tests {
             .take_while(|line| *line != "//")
             .map(|line| line.trim_start_matches("// "))
             .collect();
-        assert!(dependencies.len() > 1, "the template names its dependencies");
+        assert!(
+            dependencies.len() > 1,
+            "the template names its dependencies"
+        );
         let manifest = env!("CARGO_MANIFEST_DIR");
-        let dir = std::env::temp_dir().join(format!("tch-reproduction-test-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("tch-reproduction-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("src")).unwrap();
         std::fs::write(
@@ -300,7 +308,11 @@ mod tests {
             ),
         )
         .unwrap();
-        std::fs::copy(PathBuf::from(manifest).join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+        std::fs::copy(
+            PathBuf::from(manifest).join("Cargo.lock"),
+            dir.join("Cargo.lock"),
+        )
+        .unwrap();
         std::fs::write(dir.join("src/main.rs"), &program).unwrap();
         // This test's own target directory and profile: .../TARGET/PROFILE/deps/test-binary.
         let exe = std::env::current_exe().unwrap();
@@ -317,7 +329,11 @@ mod tests {
         let done = cargo.output().unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         let stdout = String::from_utf8_lossy(&done.stdout);
-        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
         assert!(stdout.contains("thinking override true"), "{stdout}");
         assert!(stdout.contains(r#"reasoning_text: "a plan""#), "{stdout}");
         assert!(stdout.contains(r#"name: Some("get_weather")"#), "{stdout}");
