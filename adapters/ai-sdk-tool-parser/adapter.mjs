@@ -10,7 +10,9 @@
 //
 //   hermes       hermesToolMiddleware      (hermesProtocol())      + extractReasoningMiddleware
 //   qwen3-coder  qwen3CoderToolMiddleware  (qwen3CoderProtocol())  + extractReasoningMiddleware
-//   tag          yamlXmlToolMiddleware     (yamlXmlProtocol({}))   (no reasoning: tag has none)
+//
+// `tag` is not served: the package's yamlXml and morphXml protocols read other formats than
+// tch's `tag` dialect (README.md, "Protocols and dialects").
 //
 // This adapter only translates: tch chunks become `text-delta` stream parts of a model, the
 // parts that come out of the wrapped model become tch events. It never fixes the parser.
@@ -19,6 +21,7 @@
 //   npm ci --prefix adapters/ai-sdk-tool-parser
 //   tch run -- node adapters/ai-sdk-tool-parser/adapter.mjs
 
+import { readFileSync } from 'node:fs';
 import readline from 'node:readline';
 import {
   hermesProtocol,
@@ -26,8 +29,6 @@ import {
   qwen3CoderProtocol,
   qwen3CoderToolMiddleware,
   wrapStream,
-  yamlXmlProtocol,
-  yamlXmlToolMiddleware,
 } from '@ai-sdk-tool/parser';
 import { extractReasoningMiddleware, wrapLanguageModel } from 'ai';
 
@@ -35,7 +36,7 @@ const NAME = 'ai-sdk-tool-parser-4.1.26';
 
 // tch dialect -> the package's preconfigured middleware, a fresh instance of the protocol it
 // was built with (src/preconfigured-middleware.ts: `hermesProtocol()`, `qwen3CoderProtocol`
-// resolved by createToolMiddleware, `yamlXmlProtocol({})`), and whether the model family
+// resolved by createToolMiddleware), and whether the model family
 // thinks in <think> (hermes H5, specs/dialects/qwen3-coder.md §2).
 const DIALECTS = {
   hermes: { middleware: hermesToolMiddleware, protocol: () => hermesProtocol(), think: true },
@@ -44,7 +45,6 @@ const DIALECTS = {
     protocol: () => qwen3CoderProtocol(),
     think: true,
   },
-  tag: { middleware: yamlXmlToolMiddleware, protocol: () => yamlXmlProtocol({}), think: false },
 };
 
 // Standard output carries protocol lines only. The package logs with console.log when
@@ -376,6 +376,16 @@ class Session {
   }
 }
 
+// P2.8: the standalone reproduction, reproduction.mjs.tmpl with the adapter's own prefill
+// reading written in (tch fills {{DIALECT}}, {{PREFILL}}, {{CHUNKS}} and {{TOOLS}}).
+function reproduction() {
+  const template = readFileSync(new URL('./reproduction.mjs.tmpl', import.meta.url), 'utf8');
+  return {
+    language: 'js',
+    template: template.replace('@ADAPTER_PREFILL_FUNCTION@', () => prefillEndsInReasoning.toString()),
+  };
+}
+
 async function serve() {
   const send = (lines, message) => lines.push(JSON.stringify(message));
   const input = readline.createInterface({ input: process.stdin, terminal: false });
@@ -386,7 +396,13 @@ async function serve() {
     const out = [];
     switch (request.op) {
       case 'hello':
-        send(out, { type: 'hello', protocol: 1, name: NAME, dialects: Object.keys(DIALECTS) });
+        send(out, {
+          type: 'hello',
+          protocol: 1,
+          name: NAME,
+          dialects: Object.keys(DIALECTS),
+          reproduction: reproduction(),
+        });
         break;
       case 'begin':
         session = new Session(request);

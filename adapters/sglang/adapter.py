@@ -253,6 +253,18 @@ def tool_call_delta(tool_call):
     return DeltaMessage(tool_calls=[tool_call]).model_dump(mode="json")
 
 
+def reproduction():
+    """P2.8: the standalone reproduction, `reproduction.py.tmpl` with this adapter's own
+    choices filled in (the dialect -> parsers table, the extra declared tool names); tch fills
+    `{{DIALECT}}`, `{{PREFILL}}`, `{{CHUNKS}}` and `{{TOOLS}}`."""
+    with open(os.path.join(HERE, "reproduction.py.tmpl"), encoding="utf-8") as f:
+        template = f.read()
+    extra = CORPUS_TOOL_NAMES if os.environ.get("TCH_SGLANG_TOOLS", "begin+corpus") != "begin" else []
+    template = template.replace("@ADAPTER_PARSERS@", json.dumps(PARSERS, ensure_ascii=False))
+    template = template.replace("@ADAPTER_EXTRA_TOOL_NAMES@", json.dumps(extra, ensure_ascii=False))
+    return {"language": "python", "template": template}
+
+
 def on_begin(begin):
     return Stream(begin)
 
@@ -271,4 +283,4 @@ if __name__ == "__main__":
     name = NAME
     if OVERRIDES:
         name += " " + ",".join(f"{d}={t}/{r or 'none'}" for d, (t, r) in sorted(OVERRIDES.items()))
-    serve(name, list(PARSERS), on_begin, on_chunk, on_end)
+    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello={"reproduction": reproduction()})

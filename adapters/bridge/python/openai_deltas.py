@@ -20,9 +20,9 @@ API
     Events are tch events (specs/events.md) as dicts; `tool-call.input` is the arguments
     STRING, as the AI SDK hands it on (tch reads a string input as JSON).
 
-`serve(name, dialects, on_begin, on_chunk, on_end)` -- the candidate protocol loop
-(specs/protocol.md) on stdin/stdout:
-    hello -> {"type":"hello","protocol":1,"name":name,"dialects":dialects}
+`serve(name, dialects, on_begin, on_chunk, on_end, hello=None)` -- the candidate protocol
+loop (specs/protocol.md) on stdin/stdout:
+    hello -> {"type":"hello","protocol":1,"name":name,"dialects":dialects, **hello}
     begin -> state = on_begin(request)   request: the whole begin request (dict: "stream",
                                          "dialect", "prefill" if any, "tools"); a fresh
                                          OpenAIDeltas is made for the stream
@@ -225,9 +225,10 @@ def _error(text):
     return {"type": "error", "errorText": text}
 
 
-def serve(name, dialects, on_begin, on_chunk, on_end):
+def serve(name, dialects, on_begin, on_chunk, on_end, hello=None):
     """The candidate protocol loop (specs/protocol.md), until `bye` or end of input. See the
-    module docstring for the callbacks."""
+    module docstring for the callbacks. `hello`: optional fields added to the hello reply
+    (`reproduction`, P2.8)."""
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(encoding="utf-8")
     out = sys.stdout
@@ -243,7 +244,7 @@ def serve(name, dialects, on_begin, on_chunk, on_end):
         request = json.loads(line)
         op = request.get("op")
         if op == "hello":
-            send({"type": "hello", "protocol": 1, "name": name, "dialects": list(dialects)})
+            send({"type": "hello", "protocol": 1, "name": name, "dialects": list(dialects), **(hello or {})})
         elif op == "begin":
             deltas = OpenAIDeltas()
             state = on_begin(request)

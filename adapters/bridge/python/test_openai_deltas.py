@@ -296,11 +296,11 @@ def on_end(state):
 serve("test-engine", ["hermes", "kimi-k2"], on_begin, on_chunk, on_end)
 """
 
-    def converse(self, requests):
+    def converse(self, requests, engine=None):
         here = os.path.dirname(os.path.abspath(__file__))
         stdin = "".join(json.dumps(r) + "\n" for r in requests)
         return subprocess.run(
-            [sys.executable, "-c", self.ENGINE.format(here=here)],
+            [sys.executable, "-c", (engine or self.ENGINE).format(here=here)],
             input=stdin, capture_output=True, text=True, timeout=30,
         )
 
@@ -321,6 +321,16 @@ serve("test-engine", ["hermes", "kimi-k2"], on_begin, on_chunk, on_end)
             start("c1", "f"), delta("c1", "{"), {"type": "sync"},
             delta("c1", "}"), end("c1"), call("c1", "f", "{}"), text("<think>"), {"type": "done"},
         ])
+
+    def test_hello_fields(self):
+        engine = self.ENGINE.replace(
+            'on_chunk, on_end)',
+            'on_chunk, on_end, hello={{"reproduction": {{"language": "python", "template": "x\\n"}}}})')
+        done = self.converse([{"op": "hello", "protocol": 1}, {"op": "bye"}], engine)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines(), [json.dumps({
+            "type": "hello", "protocol": 1, "name": "test-engine", "dialects": ["hermes", "kimi-k2"],
+            "reproduction": {"language": "python", "template": "x\n"}}, separators=(",", ":"))])
 
     def test_an_engine_exception_crashes_the_process(self):
         done = self.converse([

@@ -22,6 +22,33 @@ use crate::{bridge::OpenAiDeltas, dialects::Dialect, gateway::Stream};
 
 const NAME: &str = "tool-parser-1.10.0";
 
+/// The standalone reproduction (specs/protocol.md P2.8), before the adapter writes its
+/// deployments table in.
+const REPRODUCTION: &str = include_str!("../reproduction.rs.tmpl");
+
+/// The hello's `reproduction`: the template with `@ADAPTER_DEPLOYMENTS@` replaced by the
+/// dialect table this adapter runs (`dialects::DIALECTS`, with the declared corpus tools as
+/// `declared_tools` declares them), as Rust source; tch fills `{{DIALECT}}`, `{{PREFILL}}`,
+/// `{{CHUNKS}}` and `{{TOOLS}}`.
+fn reproduction() -> Value {
+    let extra = std::env::var("TCH_TOOL_PARSER_TOOLS").as_deref() != Ok("begin");
+    let rows: Vec<String> = dialects::DIALECTS
+        .iter()
+        .map(|d| {
+            let tools: &[&str] = if extra { d.corpus_tools } else { &[] };
+            format!(
+                "    ({:?}, {:?}, {:?}, {:?}, &{:?}),",
+                d.name, d.model, d.reasoning_parser, d.think, tools
+            )
+        })
+        .collect();
+    let table = format!("&[\n{}\n]", rows.join("\n"));
+    json!({
+        "language": "rust",
+        "template": REPRODUCTION.replace("@ADAPTER_DEPLOYMENTS@", &table),
+    })
+}
+
 /// One stream: the gateway's side and the client's.
 struct Session {
     gateway: Option<Stream>,
@@ -133,7 +160,13 @@ fn main() -> io::Result<()> {
                 let names: Vec<&str> = dialects::DIALECTS.iter().map(|d| d.name).collect();
                 write_line(
                     &mut out,
-                    &json!({"type": "hello", "protocol": 1, "name": NAME, "dialects": names}),
+                    &json!({
+                        "type": "hello",
+                        "protocol": 1,
+                        "name": NAME,
+                        "dialects": names,
+                        "reproduction": reproduction(),
+                    }),
                 )?;
             }
             Some("begin") => {
@@ -190,4 +223,120 @@ fn main() -> io::Result<()> {
 fn write_line(out: &mut impl Write, value: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;
     out.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{path::PathBuf, process::Command};
+
+    use serde_json::{json, Value};
+
+    /// What tch does with the template: each placeholder replaced by JSON text.
+    fn render(template: &str, values: &[(&str, Value)]) -> String {
+        values
+            .iter()
+            .fold(template.to_owned(), |text, (name, value)| {
+                text.replace(&format!("{{{{{name}}}}}"), &value.to_string())
+            })
+    }
+
+    #[test]
+    fn the_hello_carries_a_complete_template() {
+        let reproduction = super::reproduction();
+        assert_eq!(reproduction["language"], "rust");
+        let Some(template) = reproduction["template"].as_str() else {
+            panic!("a string template")
+        };
+        for name in ["DIALECT", "PREFILL", "CHUNKS", "TOOLS"] {
+            assert!(template.contains(&format!("{{{{{name}}}}}")), "{name}");
+        }
+        assert!(!template.contains("@ADAPTER_"));
+        assert!(
+            template.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>"), &["#)
+        );
+        assert!(template.contains(r#"("glm-4.5", "zai-org/GLM-4.5", Some("glm45"), "#));
+    }
+
+    /// Renders the template on a tiny stream and runs it as a crate of its own, built from the
+    /// `Cargo.toml` lines its first comment gives, with this crate's lock file and target
+    /// directory (so the pinned crates are not built again), offline.
+    #[test]
+    fn it_renders_and_runs() {
+        let template = super::reproduction()["template"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_default();
+        let program = render(
+            &template,
+            &[
+                ("DIALECT", json!("hermes")),
+                ("PREFILL", json!("<think>\n")),
+                (
+                    "CHUNKS",
+                    json!([
+                        "a plan</think>Sure.",
+                        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+                    ]),
+                ),
+                (
+                    "TOOLS",
+                    json!([{"name": "get_weather", "description": "Weather.",
+                        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]),
+                ),
+            ],
+        );
+        let dependencies: Vec<&str> = program
+            .lines()
+            .skip_while(|line| *line != "// [dependencies]")
+            .take_while(|line| *line != "//")
+            .map(|line| line.trim_start_matches("// "))
+            .collect();
+        assert!(
+            dependencies.len() > 1,
+            "the template names its dependencies"
+        );
+        let manifest = env!("CARGO_MANIFEST_DIR");
+        let dir =
+            std::env::temp_dir().join(format!("tch-reproduction-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"repro\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n{}\n\n[workspace]\n",
+                dependencies.join("\n")
+            ),
+        )
+        .unwrap();
+        std::fs::copy(
+            PathBuf::from(manifest).join("Cargo.lock"),
+            dir.join("Cargo.lock"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("src/main.rs"), &program).unwrap();
+        // This test's own target directory and profile: .../TARGET/PROFILE/deps/test-binary.
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+        let target = profile_dir.parent().unwrap();
+        let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cargo
+            .args(["run", "--quiet", "--offline", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", target);
+        if profile_dir.ends_with("release") {
+            cargo.arg("--release");
+        }
+        let done = cargo.output().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let stdout = String::from_utf8_lossy(&done.stdout);
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert!(stdout.contains("thinking override true"), "{stdout}");
+        assert!(stdout.contains(r#"reasoning_text: "a plan""#), "{stdout}");
+        assert!(stdout.contains(r#"name: Some("get_weather")"#), "{stdout}");
+        assert!(stdout.contains("end of stream"), "{stdout}");
+    }
 }

@@ -1,0 +1,68 @@
+"""The reproduction the adapter's hello carries (specs/protocol.md P2.8): it renders to a
+program that runs on the installed package and prints the parsers' own results.
+
+    adapters/sglang/.venv/bin/python -m unittest discover -s adapters/sglang -p 'test_*.py'
+"""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+try:
+    import llm_router_utils  # noqa: F401
+
+    INSTALLED = True
+except ImportError:
+    INSTALLED = False
+
+
+def render(template, dialect, prefill, chunks, tools):
+    """What tch does with the template: each placeholder replaced by JSON text."""
+    for name, value in (("DIALECT", dialect), ("PREFILL", prefill), ("CHUNKS", chunks), ("TOOLS", tools)):
+        template = template.replace("{{" + name + "}}", json.dumps(value, ensure_ascii=False))
+    return template
+
+
+@unittest.skipUnless(INSTALLED, "llm-router-utils is not installed (run with adapters/sglang/.venv/bin/python)")
+class Reproduction(unittest.TestCase):
+    def hello(self):
+        done = subprocess.run(
+            [sys.executable, os.path.join(HERE, "adapter.py")],
+            input='{"op":"hello","protocol":1}\n{"op":"bye"}\n',
+            capture_output=True, text=True, timeout=60,
+        )
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(len(lines), 1, "the hello is one line")
+        return json.loads(lines[0])
+
+    def test_the_hello_carries_a_complete_template(self):
+        reproduction = self.hello()["reproduction"]
+        self.assertEqual(reproduction["language"], "python")
+        template = reproduction["template"]
+        for placeholder in ("{{DIALECT}}", "{{PREFILL}}", "{{CHUNKS}}", "{{TOOLS}}"):
+            self.assertIn(placeholder, template)
+        self.assertNotIn("@ADAPTER_", template)
+
+    def test_it_renders_and_runs(self):
+        template = self.hello()["reproduction"]["template"]
+        tools = [{"name": "get_weather", "description": "Weather.",
+                  "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}},
+                                  "additionalProperties": False}}]
+        program = render(template, "hermes", "<think>\n",
+                         ["a plan</think>Sure. <tool_call>{\"name\": \"get_weather\", ",
+                          "\"arguments\": {\"city\": \"Par\\\"is\"}}</tool_call>"], tools)
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("force_reasoning=True", done.stdout)
+        self.assertIn("reasoning 'a plan'", done.stdout)
+        self.assertIn("name='get_weather'", done.stdout)
+        self.assertIn("end of stream", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
