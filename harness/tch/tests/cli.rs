@@ -104,6 +104,27 @@ fn parse_stdin(args: &[&str], stream: &str) -> String {
 }
 
 #[test]
+fn parse_reads_a_reply_with_the_dialects_default_generation_prompt() {
+    // specs/streaming.md C9.4: GLM-4.7's template ends the prompt with `<|assistant|><think>`,
+    // so a reply piped through `tch parse` with no flags starts inside reasoning.
+    let reply = "Let me check.</think>Sure.";
+    let reasoning_then_text = "{\"type\":\"reasoning-delta\",\"delta\":\"Let me check.\"}\n\
+                               {\"type\":\"text-delta\",\"delta\":\"Sure.\"}\n";
+    assert_eq!(
+        parse_stdin(&["parse", "-d", "glm-4.7", "--normalized"], reply),
+        reasoning_then_text
+    );
+    // `--prefill ''` says "none": the closer is then text.
+    assert_eq!(
+        parse_stdin(
+            &["parse", "-d", "glm-4.7", "--normalized", "--prefill", ""],
+            reply
+        ),
+        "{\"type\":\"text-delta\",\"delta\":\"Let me check.</think>Sure.\"}\n"
+    );
+}
+
+#[test]
 fn parse_takes_a_prefill_and_an_openai_tools_file() {
     // specs/streaming.md C9: the prefill leaves the stream inside reasoning; no events from it.
     let args = [

@@ -51,7 +51,8 @@ pub struct FuzzArgs {
     streams: Option<usize>,
     /// The generation prompt every stream continues (specs/streaming.md C9), sent in `begin`:
     /// `<|start|>assistant` for harmony, `<|im_start|>assistant\n<think>\n` to start inside
-    /// reasoning.
+    /// reasoning. Without it, the dialect's default generation prompt (specs/streaming.md
+    /// C9.4); `--prefill ''` for none.
     #[arg(long, value_name = "TEXT")]
     prefill: Option<String>,
     /// Seed of the campaign: the same seed and candidate give the same streams and chunkings.

@@ -49,6 +49,9 @@ pub struct ParseArgs {
     /// The generation prompt the stream continues (its last tokens, such as
     /// `<|im_start|>assistant\n<think>\n`, which starts the stream inside reasoning): read for
     /// the state it leaves the parser in; no events come from it (specs/streaming.md C9).
+    /// Without it, the dialect's default generation prompt applies (C9.4: each dialect spec
+    /// names it; MiniMax-M2's and GLM-4.7's open reasoning, Harmony's a header); `--prefill ''`
+    /// says "none".
     #[arg(long, value_name = "TEXT")]
     prefill: Option<String>,
     /// Print the normalized events: text and input deltas merged, ids the stream does not spell
