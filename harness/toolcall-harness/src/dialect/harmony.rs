@@ -17,7 +17,7 @@ use header::{HeaderError, Kind};
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
-pub(crate) const DEFAULT_PREFILL: &str = "";
+pub(crate) const DEFAULT_PREFILL: &str = "<|start|>assistant";
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
