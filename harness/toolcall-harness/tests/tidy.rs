@@ -146,10 +146,13 @@ fn rules_are_contract_or_choice_and_choices_carry_alternatives() {
             .iter()
             .flat_map(|c| rule_ids(c, &specs.prefixes))
             .collect();
+        // `# alt READING: same`, a reason in brackets after it allowed.
         let same: BTreeSet<&str> = comments
             .iter()
             .filter_map(|c| c.trim().strip_prefix("alt "))
-            .filter_map(|c| c.strip_suffix(": same"))
+            .filter_map(|c| c.split_once(": same"))
+            .filter(|(_, rest)| rest.is_empty() || rest.starts_with([' ', '(']))
+            .map(|(reading, _)| reading)
             .collect();
         let alternatives: BTreeSet<String> = repo
             .files
