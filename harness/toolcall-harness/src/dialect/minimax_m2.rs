@@ -15,7 +15,7 @@ use invoke::InvokeError;
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
-pub(crate) const DEFAULT_PREFILL: &str = "";
+pub(crate) const DEFAULT_PREFILL: &str = "]~b]ai\n<think>\n";
 
 const SECTION_OPENER: &str = "<minimax:tool_call>";
 const SECTION_CLOSER: &str = "</minimax:tool_call>";
