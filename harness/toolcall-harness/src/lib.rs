@@ -15,6 +15,7 @@
 //! - [`runner`]: `tch run`'s engine: replays through the supervisor, judged by the judge;
 //! - [`report`]: `report.json`, `junit.xml`, `summary.md`, terminal output, replay commands;
 //! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns;
+//! - [`triage`]: failing cases shrunk and grouped into root causes (`specs/runner.md` §9);
 //! - [`glob`]: shell-style globs for case selection.
 
 // Every public item says what it is (CI denies warnings), and nothing is `pub` that the
@@ -42,3 +43,4 @@ pub mod scaling;
 pub mod split;
 pub mod supervisor;
 pub mod tools;
+pub mod triage;

@@ -1,21 +1,23 @@
 //! `tch fuzz`'s engine: generates streams, replays each through a candidate (via the
 //! supervisor) whole and under many chunkings, judges every replay with the same judge as
 //! `tch run` ([`StreamJudge`]), and shrinks each failure that shows a verdict not seen before to
-//! a minimal stream and chunk vector.
+//! a minimal stream and chunk vector. Replaying, judging and shrinking are
+//! [`super::replayer`]'s; what is the campaign's own is generating, hunting verdicts not seen
+//! before, and timing replays by stream size.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::generate::Generator;
-use super::shrink::{Shrunk, shrink};
+use super::replayer::{Replayer, StreamCandidate, Unavailable};
+use super::shrink::Shrunk;
 use super::timing::SizeTimes;
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::judge::{Expectations, Finding, StreamJudge, Verdict};
-use crate::parser;
-use crate::protocol::{Begin, ToolInfo};
-use crate::split::{Chunking, SplitKind, chunks_at, fnv1a, realism};
+use crate::protocol::Begin;
+use crate::split::{Chunking, SplitKind, fnv1a, realism};
 use crate::supervisor::{
     Fault, Handle, Limits, ReplayError, RestartPolicy, StartError, Supervisor, Transcript,
 };
@@ -147,12 +149,15 @@ pub fn fuzz(
             spoken: spoken.join(", "),
         });
     }
-    let mut replayer = Replayer {
+    let timed = Timed {
         handle,
         supervisor: &supervisor,
+        by_size: SizeTimes::default(),
+    };
+    let mut campaign = Campaign {
+        replayer: Replayer::new(timed, options.dialect, &options.prefill, tools, "fuzz"),
         options,
         tools,
-        tool_list: ToolInfo::list(tools),
         stats: FuzzStats::default(),
     };
     let mut generator = Generator::new(options.seed, seeds);
@@ -161,37 +166,38 @@ pub fn fuzz(
     while started.elapsed() < options.duration
         && options
             .max_streams
-            .is_none_or(|n| replayer.stats.streams < n)
-        && replayer.stats.failures < options.max_failures
+            .is_none_or(|n| campaign.stats.streams < n)
+        && campaign.stats.failures < options.max_failures
     {
         let stream = generator.stream();
-        replayer.stats.streams += 1;
+        campaign.stats.streams += 1;
         let chunkings: Vec<Chunking> = std::iter::once(Chunking::whole())
             .chain(generator.chunkings(&stream))
             .collect();
-        if let Some(new) = replayer.first_failure(&stream, &chunkings, &found)? {
-            let failure = replayer.shrink_failure(&stream, new)?;
+        if let Some(new) = campaign.first_failure(&stream, &chunkings, &found)? {
+            let failure = campaign.shrink_failure(&stream, new)?;
             found.extend(failure.finding.verdicts.iter().copied());
             found.insert(failure.target);
             if failure.known {
-                replayer.stats.known_failures += 1;
+                campaign.stats.known_failures += 1;
             } else {
-                replayer.stats.failures += 1;
+                campaign.stats.failures += 1;
             }
-            replayer.stats.shrink_steps += failure.shrunk.steps;
-            replayer.stats.restarts = supervisor.restarts();
-            replayer.stats.elapsed = started.elapsed();
+            campaign.stats.shrink_steps += failure.shrunk.steps;
+            campaign.tally(&supervisor, started);
             on_failure(&failure);
         }
-        replayer.stats.restarts = supervisor.restarts();
-        replayer.stats.elapsed = started.elapsed();
-        on_progress(&replayer.stats);
+        campaign.tally(&supervisor, started);
+        on_progress(&campaign.stats);
     }
-    let mut stats = replayer.stats.clone();
-    replayer.handle.shutdown();
-    stats.restarts = supervisor.restarts();
-    stats.elapsed = started.elapsed();
-    Ok(stats)
+    campaign.tally(&supervisor, started);
+    let stats = campaign.stats.clone();
+    campaign.replayer.candidate.handle.shutdown();
+    Ok(FuzzStats {
+        restarts: supervisor.restarts(),
+        elapsed: started.elapsed(),
+        ..stats
+    })
 }
 
 /// A replay that showed a new verdict.
@@ -200,85 +206,54 @@ struct Found {
     target: Verdict,
 }
 
-struct Replayer<'a> {
+/// The campaign's candidate: its handle, each replay timed by stream size.
+struct Timed<'a> {
     handle: Handle<'a>,
     supervisor: &'a Supervisor,
-    options: &'a FuzzOptions,
-    tools: &'a Arc<Registry>,
-    tool_list: Vec<ToolInfo>,
-    stats: FuzzStats,
+    by_size: SizeTimes,
 }
 
-impl Replayer<'_> {
-    /// The reference's events for `stream`.
-    fn expected(&self, stream: &str) -> Vec<Event> {
-        let mut reference = self
-            .options
-            .dialect
-            .reference_parser(self.tools, &self.options.prefill);
-        parser::run(reference.as_mut(), [stream]).events
-    }
-
-    /// Replays `stream` cut at `cuts`; a fault is returned to be judged.
-    fn replay(
-        &mut self,
-        stream: &str,
-        cuts: &[usize],
-    ) -> Result<Result<Transcript, Fault>, FuzzError> {
-        self.stats.replays += 1;
-        let id = format!("fuzz#{}", self.stats.replays);
-        let chunks = chunks_at(stream, cuts);
-        let begin = Begin {
-            stream: id,
-            dialect: self.options.dialect.name().to_owned(),
-            prefill: Some(self.options.prefill.clone()),
-            tools: self.tool_list.clone(),
-        };
+impl StreamCandidate for Timed<'_> {
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
         // Timed only when it neither faulted nor started a process (Z4.9): a start, a
         // timeout or a crash would say nothing about the time the candidate's parser takes.
         let restarts = self.supervisor.restarts();
         let started = Instant::now();
-        let result = self.handle.run_stream(&begin, &chunks);
+        let result = self.handle.run_stream(begin, chunks);
         let took = started.elapsed();
-        match result {
-            Ok(transcript) => {
-                if self.supervisor.restarts() == restarts {
-                    self.stats.by_size.record(stream.len(), took);
-                }
-                Ok(Ok(transcript))
-            }
-            Err(ReplayError::Fault(fault)) => Ok(Err(fault)),
-            Err(ReplayError::CannotStart(fault)) => Err(FuzzError::CannotRestart(fault)),
-            Err(ReplayError::GaveUp(_)) => Err(FuzzError::CannotRestart(Fault::Crash {
-                status: "restarted too often".into(),
-                stderr_tail: String::new(),
-            })),
+        if result.is_ok() && self.supervisor.restarts() == restarts {
+            let bytes = chunks.iter().map(|chunk| chunk.len()).sum();
+            self.by_size.record(bytes, took);
         }
+        result
     }
+}
 
-    /// Judges one replay of `chunking` (the whole stream first): a fault, or the judge's
-    /// finding, re-checked for flakiness when it is chunk-dependent and `recheck` says so.
-    fn judge(
-        &mut self,
-        judge: &mut StreamJudge<'_>,
-        stream: &str,
-        chunking: &Chunking,
-        recheck: bool,
-    ) -> Result<Option<Finding>, FuzzError> {
-        let transcript = match self.replay(stream, &chunking.cuts)? {
-            Ok(transcript) => transcript,
-            Err(fault) => return Ok(Some(judge.fault(chunking, &fault))),
-        };
-        let mut finding = judge.replay(chunking, &transcript);
-        if let Some(found) = finding.as_mut()
-            && recheck
-            && found.has(Verdict::ChunkDependent)
-        {
-            let whole_again = self.replay(stream, &[])?.ok();
-            let again = self.replay(stream, &chunking.cuts)?.ok();
-            judge.recheck(found, whole_again.as_ref(), again.as_ref());
-        }
-        Ok(finding)
+struct Campaign<'a> {
+    replayer: Replayer<'a, Timed<'a>>,
+    options: &'a FuzzOptions,
+    tools: &'a Arc<Registry>,
+    stats: FuzzStats,
+}
+
+/// A candidate that can no longer be replayed ends the campaign.
+fn cannot_restart(unavailable: Unavailable) -> FuzzError {
+    match unavailable {
+        Unavailable::CannotStart(fault) => FuzzError::CannotRestart(fault),
+        Unavailable::GaveUp(_) => FuzzError::CannotRestart(Fault::Crash {
+            status: "restarted too often".into(),
+            stderr_tail: String::new(),
+        }),
+    }
+}
+
+impl Campaign<'_> {
+    /// Brings the counters the replayer keeps into the stats.
+    fn tally(&mut self, supervisor: &Supervisor, started: Instant) {
+        self.stats.replays = self.replayer.replays();
+        self.stats.by_size = self.replayer.candidate.by_size;
+        self.stats.restarts = supervisor.restarts();
+        self.stats.elapsed = started.elapsed();
     }
 
     /// The first replay of `stream` showing a verdict not `found` before.
@@ -288,13 +263,17 @@ impl Replayer<'_> {
         chunkings: &[Chunking],
         found: &BTreeSet<Verdict>,
     ) -> Result<Option<Found>, FuzzError> {
-        let expected = self.expected(stream);
+        let expected = self.replayer.expected(stream);
         let mut judge = StreamJudge::new(stream, &expected);
         for chunking in chunkings {
             let new = |v: &&Verdict| !found.contains(*v);
             // Chunk-dependence already found needs no second look at each stream.
             let recheck = !found.contains(&Verdict::ChunkDependent);
-            let Some(finding) = self.judge(&mut judge, stream, chunking, recheck)? else {
+            let Some(finding) = self
+                .replayer
+                .judge(&mut judge, stream, chunking, recheck)
+                .map_err(cannot_restart)?
+            else {
                 continue;
             };
             let faulted = !judge.has_baseline();
@@ -318,54 +297,27 @@ impl Replayer<'_> {
         Ok(None)
     }
 
-    /// The finding of `stream` under `cuts` carrying `target`, judged as in the campaign:
-    /// whole first, then the cuts.
-    fn shows(
-        &mut self,
-        stream: &str,
-        cuts: &[usize],
-        target: Verdict,
-    ) -> Result<Option<Finding>, FuzzError> {
-        let expected = self.expected(stream);
-        let mut judge = StreamJudge::new(stream, &expected);
-        let recheck = matches!(target, Verdict::ChunkDependent | Verdict::Flaky);
-        let whole = self.judge(&mut judge, stream, &Chunking::whole(), recheck)?;
-        if whole.as_ref().is_some_and(|f| f.has(target)) || cuts.is_empty() {
-            return Ok(whole.filter(|f| f.has(target)));
-        }
-        if !judge.has_baseline() {
-            return Ok(None);
-        }
-        let chunking = Chunking::new(SplitKind::Chunks, "chunks", cuts.to_vec());
-        let finding = self.judge(&mut judge, stream, &chunking, recheck)?;
-        Ok(finding.filter(|f| f.has(target)))
-    }
-
     /// Shrinks the failure while its target verdict shows, and describes the result.
     fn shrink_failure(&mut self, stream: &str, found: Found) -> Result<FuzzFailure, FuzzError> {
         let Found { chunking, target } = found;
-        let mut gave_up = None;
-        let shrunk = shrink(
+        let recheck = matches!(target, Verdict::ChunkDependent | Verdict::Flaky);
+        let mut has_target = |finding: &Finding| finding.has(target);
+        let shrinking = self.replayer.shrink(
             stream,
             &chunking.cuts,
             self.options.shrink_tries,
-            |stream, cuts| {
-                if gave_up.is_some() {
-                    return false;
-                }
-                match self.shows(stream, cuts, target) {
-                    Ok(finding) => finding.is_some(),
-                    Err(error) => {
-                        gave_up = Some(error);
-                        false
-                    }
-                }
-            },
+            recheck,
+            &mut has_target,
         );
-        if let Some(error) = gave_up {
-            return Err(error);
+        if let Some(error) = shrinking.stopped {
+            return Err(cannot_restart(error));
         }
-        let mut finding = match self.shows(&shrunk.stream, &shrunk.cuts, target)? {
+        let shrunk = shrinking.shrunk;
+        let shown = self
+            .replayer
+            .shows(&shrunk.stream, &shrunk.cuts, recheck, &mut has_target)
+            .map_err(cannot_restart)?;
+        let mut finding = match shown {
             Some(finding) => finding,
             // Flaky output may not show again: describe what the shrink saw last.
             None => Finding::new(
@@ -391,7 +343,7 @@ impl Replayer<'_> {
         let known = self.options.expectations.lists(&case, &finding.verdicts);
         Ok(FuzzFailure {
             target,
-            expected: self.expected(&shrunk.stream),
+            expected: self.replayer.expected(&shrunk.stream),
             finding,
             found_stream: stream.to_owned(),
             found_chunking: chunking,

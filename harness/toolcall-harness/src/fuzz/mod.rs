@@ -5,6 +5,8 @@
 //! - [`oracle`]: what every reference run and every definition must satisfy;
 //! - [`generate`]: seeded streams, corpus mutations and adversarial chunkings;
 //! - [`shrink`]: delta debugging of a failing stream and chunking;
+//! - [`replayer`]: replays of one dialect's streams through a candidate, judged as `tch run`
+//!   judges them, and shrinking while a finding still shows (`tch fuzz` and [`crate::triage`]);
 //! - [`campaign`]: `tch fuzz` against a candidate over the protocol;
 //! - [`timing`]: its replay time by stream size.
 
@@ -13,10 +15,12 @@ pub mod fragments;
 pub mod generate;
 pub mod input;
 pub mod oracle;
+pub mod replayer;
 pub mod shrink;
 pub mod timing;
 
 pub use campaign::{FuzzError, FuzzFailure, FuzzOptions, FuzzStats, fuzz};
 pub use input::FuzzInput;
 pub use oracle::{DefinitionFailure, check_definition, check_stream, definition_input};
+pub use replayer::{Replayer, Shrinking, StreamCandidate, Unavailable};
 pub use timing::{SizeBucket, SizeTimes};

@@ -114,6 +114,22 @@ pub struct Hello {
     /// Whether it answers `definition` requests (P2.5); absent reads as `false`.
     #[serde(default)]
     pub definitions: bool,
+    /// How to replay a stream through the parser without `tch`: a program template that a
+    /// root cause's page fills in (`report::bugs`); absent when the adapter gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<Reproduction>,
+}
+
+/// A program that feeds one stream to the parser as the adapter does, without `tch`: its
+/// `template` has `{{DIALECT}}`, `{{PREFILL}}` (JSON strings), `{{CHUNKS}}` (a JSON array of
+/// the chunks) and `{{TOOLS}}` (a JSON array of `{"name", "description", "inputSchema"}`),
+/// each replaced with JSON text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reproduction {
+    /// The program's language, as a Markdown fence names it (`python`).
+    pub language: String,
+    /// The program, with the placeholders.
+    pub template: String,
 }
 
 /// One line from a candidate, read.

@@ -4,9 +4,11 @@
 //! the one type behind every replay command. The engine produces [`CaseReport`]s; nothing here
 //! judges. Reading reports back (`specs/matrix.md`): [`read`] (`report.json` as `tch matrix` and
 //! `tch diff` see it), [`matrix`] (the HTML conformance matrix), [`badge`] (shields.io endpoint
-//! badges) and [`compare`] (what `tch diff` computes and prints).
+//! badges) and [`compare`] (what `tch diff` computes and prints). [`bugs`]: one page per root
+//! cause ([`crate::triage`]) and their index.
 
 pub mod badge;
+pub mod bugs;
 pub mod compare;
 pub mod json;
 pub mod junit;

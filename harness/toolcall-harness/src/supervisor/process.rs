@@ -204,6 +204,7 @@ impl Candidate {
                 name: String::new(),
                 dialects: Vec::new(),
                 definitions: false,
+                reproduction: None,
             },
         };
         candidate.hello = candidate.handshake().map_err(StartError::Handshake)?;

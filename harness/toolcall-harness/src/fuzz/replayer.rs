@@ -1,0 +1,241 @@
+//! Replaying one dialect's streams through a candidate and judging each replay as `tch run`
+//! does, and shrinking a failure while the candidate still shows it: what `tch fuzz`
+//! ([`super::campaign`]) and root-cause triage ([`crate::triage`]) share.
+//!
+//! A [`Replayer`] knows the dialect, the prefill and the tools every replay is begun with;
+//! the expected events of any stream are the reference's for it (with that prefill), since a
+//! shrunk stream has no hand-reasoned expected events. The candidate is anything that
+//! replays a stream ([`StreamCandidate`]): the supervisor's [`Handle`], or a closure, so
+//! that tests can plant a bug in process.
+
+use std::sync::Arc;
+
+use super::shrink::{Shrunk, shrink};
+use crate::dialect::Dialect;
+use crate::event::Event;
+use crate::judge::{Finding, StreamJudge, Verdict};
+use crate::parser;
+use crate::protocol::{Begin, ToolInfo};
+use crate::split::{Chunking, SplitKind, chunks_at, realism};
+use crate::supervisor::{Fault, Handle, ReplayError, Transcript};
+use crate::tools::Registry;
+
+/// Something that replays a stream as a candidate does: `begin`, its chunks, `end`.
+pub trait StreamCandidate {
+    /// Replays `chunks` under `begin`.
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError>;
+}
+
+impl StreamCandidate for Handle<'_> {
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+        Handle::run_stream(self, begin, chunks)
+    }
+}
+
+impl<F> StreamCandidate for F
+where
+    F: FnMut(&Begin, &[&str]) -> Result<Transcript, ReplayError>,
+{
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+        self(begin, chunks)
+    }
+}
+
+/// The reference's events for `stream` of `dialect` after `prefill`: the expected events of
+/// a stream that has no hand-reasoned ones (a generated or shrunk stream).
+pub fn reference_events(
+    dialect: Dialect,
+    tools: &Arc<Registry>,
+    prefill: &str,
+    stream: &str,
+) -> Vec<Event> {
+    let mut reference = dialect.reference_parser(tools, prefill);
+    parser::run(reference.as_mut(), [stream]).events
+}
+
+/// Why no more replays can be had: a fault is judged, this ends the replaying.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unavailable {
+    /// Starts failed one after the other: the candidate no longer starts.
+    #[error("the candidate no longer starts: {0}")]
+    CannotStart(Fault),
+    /// The restarts allowed (or the replays a budget allows) are used up.
+    #[error("no more replays: the candidate was restarted {0} times")]
+    GaveUp(usize),
+}
+
+/// A shrink's outcome ([`Replayer::shrink`]).
+#[derive(Debug, Clone)]
+pub struct Shrinking {
+    /// The smallest stream and cuts that still showed the failure.
+    pub shrunk: Shrunk,
+    /// The finding of the last replay accepted, which is `shrunk`'s; `None` when no
+    /// reduction was accepted.
+    pub last: Option<Finding>,
+    /// Why shrinking stopped early, if it did: `shrunk` is what it had reached.
+    pub stopped: Option<Unavailable>,
+}
+
+/// Replays of one dialect's streams, with one prefill and one tool registry.
+pub struct Replayer<'t, C> {
+    /// The candidate replayed through.
+    pub candidate: C,
+    dialect: Dialect,
+    prefill: String,
+    tools: &'t Arc<Registry>,
+    tool_list: Vec<ToolInfo>,
+    markers: Vec<String>,
+    /// Stream ids are `{id}#{n}`.
+    id: String,
+    replays: usize,
+}
+
+impl<'t, C: StreamCandidate> Replayer<'t, C> {
+    /// Replays of `dialect` streams through `candidate`, each begun with `prefill` and
+    /// `tools`; stream ids are `{id}#1`, `{id}#2`, ….
+    pub fn new(
+        candidate: C,
+        dialect: Dialect,
+        prefill: &str,
+        tools: &'t Arc<Registry>,
+        id: &str,
+    ) -> Replayer<'t, C> {
+        Replayer {
+            candidate,
+            dialect,
+            prefill: prefill.to_owned(),
+            tools,
+            tool_list: ToolInfo::list(tools),
+            markers: dialect.markers(tools),
+            id: id.to_owned(),
+            replays: 0,
+        }
+    }
+
+    /// Replays asked of the candidate so far (faults and refusals included).
+    pub fn replays(&self) -> usize {
+        self.replays
+    }
+
+    /// The dialect's markers (`specs/runner.md` R1.4).
+    pub fn markers(&self) -> &[String] {
+        &self.markers
+    }
+
+    /// The reference's events for `stream`, with the prefill: the expected events.
+    pub fn expected(&self, stream: &str) -> Vec<Event> {
+        reference_events(self.dialect, self.tools, &self.prefill, stream)
+    }
+
+    /// Replays `stream` cut at `cuts`; a fault is returned to be judged.
+    pub fn replay(
+        &mut self,
+        stream: &str,
+        cuts: &[usize],
+    ) -> Result<Result<Transcript, Fault>, Unavailable> {
+        self.replays += 1;
+        let begin = Begin {
+            stream: format!("{}#{}", self.id, self.replays),
+            dialect: self.dialect.name().to_owned(),
+            prefill: Some(self.prefill.clone()),
+            tools: self.tool_list.clone(),
+        };
+        match self.candidate.run_stream(&begin, &chunks_at(stream, cuts)) {
+            Ok(transcript) => Ok(Ok(transcript)),
+            Err(ReplayError::Fault(fault)) => Ok(Err(fault)),
+            Err(ReplayError::CannotStart(fault)) => Err(Unavailable::CannotStart(fault)),
+            Err(ReplayError::GaveUp(restarts)) => Err(Unavailable::GaveUp(restarts)),
+        }
+    }
+
+    /// Judges one replay of `chunking` (the whole stream first): a fault, or the judge's
+    /// finding, re-checked for flakiness when it is chunk-dependent and `recheck` says so.
+    /// The finding carries its realism.
+    pub fn judge(
+        &mut self,
+        judge: &mut StreamJudge<'_>,
+        stream: &str,
+        chunking: &Chunking,
+        recheck: bool,
+    ) -> Result<Option<Finding>, Unavailable> {
+        let mut finding = match self.replay(stream, &chunking.cuts)? {
+            Ok(transcript) => {
+                let mut finding = judge.replay(chunking, &transcript);
+                if let Some(found) = finding.as_mut()
+                    && recheck
+                    && found.has(Verdict::ChunkDependent)
+                {
+                    let whole_again = self.replay(stream, &[])?.ok();
+                    let again = self.replay(stream, &chunking.cuts)?.ok();
+                    judge.recheck(found, whole_again.as_ref(), again.as_ref());
+                }
+                finding
+            }
+            Err(fault) => Some(judge.fault(chunking, &fault)),
+        };
+        if let Some(found) = finding.as_mut() {
+            found.realism = Some(realism(stream, &chunking.cuts, &self.markers));
+        }
+        Ok(finding)
+    }
+
+    /// The finding of `stream` under `cuts` that `wanted` accepts, judged as `tch run`
+    /// judges a case: the whole stream first (against the reference's events), then the
+    /// cuts (against the whole stream's output). `None` when neither replay shows it.
+    pub fn shows(
+        &mut self,
+        stream: &str,
+        cuts: &[usize],
+        recheck: bool,
+        wanted: &mut dyn FnMut(&Finding) -> bool,
+    ) -> Result<Option<Finding>, Unavailable> {
+        let expected = self.expected(stream);
+        let mut judge = StreamJudge::new(stream, &expected);
+        let whole = self.judge(&mut judge, stream, &Chunking::whole(), recheck)?;
+        if whole.as_ref().is_some_and(&mut *wanted) || cuts.is_empty() {
+            return Ok(whole.filter(|f| wanted(f)));
+        }
+        if !judge.has_baseline() {
+            return Ok(None);
+        }
+        let chunking = Chunking::new(SplitKind::Chunks, "chunks", cuts.to_vec());
+        let finding = self.judge(&mut judge, stream, &chunking, recheck)?;
+        Ok(finding.filter(|f| wanted(f)))
+    }
+
+    /// Shrinks `stream` and `cuts` (ddmin, [`shrink`]) while [`Replayer::shows`] finds what
+    /// `wanted` accepts, trying at most `max_tries` reductions. Stops early, keeping what it
+    /// reached, when the candidate can no longer be replayed.
+    pub fn shrink(
+        &mut self,
+        stream: &str,
+        cuts: &[usize],
+        max_tries: usize,
+        recheck: bool,
+        wanted: &mut dyn FnMut(&Finding) -> bool,
+    ) -> Shrinking {
+        let mut stopped = None;
+        let mut last = None;
+        let shrunk = shrink(stream, cuts, max_tries, |stream, cuts| {
+            if stopped.is_some() {
+                return false;
+            }
+            match self.shows(stream, cuts, recheck, wanted) {
+                Ok(Some(finding)) => {
+                    last = Some(finding);
+                    true
+                }
+                Ok(None) => false,
+                Err(error) => {
+                    stopped = Some(error);
+                    false
+                }
+            }
+        });
+        Shrinking {
+            shrunk,
+            last,
+            stopped,
+        }
+    }
+}

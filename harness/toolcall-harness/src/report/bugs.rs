@@ -1,0 +1,442 @@
+//! One Markdown page per root cause (`bugs/NN-slug.md`, `specs/runner.md` R9.6) and their
+//! index (`bugs/README.md`): what a maintainer needs to file and fix one bug, from the minimal
+//! replay [`crate::triage`] found. When the candidate's hello has a
+//! [`Reproduction`] template, the page also has a program that replays the minimal stream
+//! through the parser without `tch`.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::event::Event;
+use crate::judge::Layer;
+use crate::protocol::{Hello, Reproduction, ToolInfo};
+use crate::split::Realism;
+use crate::triage::RootCause;
+
+/// A spec rule a root cause's cases pin (their expected-events comments cite it).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rule {
+    /// Its id: `H6.1`, `C9.2`.
+    pub id: String,
+    /// The spec file that states it: `specs/dialects/hermes.md`.
+    pub spec: String,
+}
+
+/// What every page of one run shares.
+#[derive(Debug, Clone, Copy)]
+pub struct PageContext<'a> {
+    /// The candidate's hello: its name (and version, as it gives them) and its reproduction
+    /// template.
+    pub hello: &'a Hello,
+    /// The tools every replay was begun with (`{{TOOLS}}`).
+    pub tools: &'a [ToolInfo],
+}
+
+/// How many member ids a page lists before `and N more`.
+const SHOWN_CASES: usize = 5;
+
+/// The page's file name: `01-hermes-lost-text-tool-call.md` for the first root cause.
+pub fn page_name(number: usize, root: &RootCause) -> String {
+    format!("{number:02}-{}.md", root.slug)
+}
+
+/// The page of root cause number `number` (from 1), citing `rules`.
+pub fn render_page(
+    number: usize,
+    root: &RootCause,
+    context: &PageContext<'_>,
+    rules: &[Rule],
+) -> String {
+    let mut page = String::new();
+    let minimal = &root.minimal;
+    let chunks = chunk_strings(root);
+    let _ = writeln!(page, "# {number:02}. {}\n", root.title);
+    let _ = writeln!(page, "- Candidate: {}", context.hello.name);
+    let _ = writeln!(page, "- Dialect: `{}`", root.dialect);
+    let _ = writeln!(
+        page,
+        "- Severity: **{}**: {} (`specs/runner.md` R4.3: what an agent would suffer)",
+        root.severity,
+        root.severity.meaning()
+    );
+    let _ = writeln!(
+        page,
+        "- Verdicts: {} ({}: {})",
+        names(root),
+        root.layer,
+        match root.layer {
+            Layer::Conformance => "the whole stream shows it: fix the grammar",
+            Layer::Streaming => "only some chunkings or replays show it: fix the buffering",
+        }
+    );
+    let _ = match root.realism {
+        Realism::Realistic => writeln!(
+            page,
+            "- Realism: realistic: no chunk boundary cuts one of the dialect's markers, so a \
+             stream straight from a model can hit it (R1.4)"
+        ),
+        Realism::Synthetic => writeln!(
+            page,
+            "- Realism: **synthetic cuts only**: every replay that shows it cuts one of the \
+             dialect's markers, which a model's tokenizer never does (R1.4): a stream straight \
+             from a model does not hit it, one re-chunked by a proxy may; fix realistic \
+             findings first"
+        ),
+    };
+    let mut shown: Vec<String> = root
+        .cases
+        .iter()
+        .take(SHOWN_CASES)
+        .map(|id| format!("`{id}`"))
+        .collect();
+    if root.cases.len() > SHOWN_CASES {
+        shown.push(format!("and {} more", root.cases.len() - SHOWN_CASES));
+    }
+    let _ = writeln!(
+        page,
+        "- Cases: {} ({})\n",
+        root.cases.len(),
+        shown.join(", ")
+    );
+
+    page.push_str("## Minimal replay\n\n");
+    if root.shrunk {
+        let _ = writeln!(
+            page,
+            "Shrunk from `{}` while the candidate still showed the same verdicts.\n",
+            root.case
+        );
+    } else {
+        let _ = writeln!(
+            page,
+            "Not shrunk (triage's budget ran out, or the failure did not show again): the \
+             stream and chunks of `{}` as they failed.\n",
+            root.case
+        );
+    }
+    if !minimal.prefill.is_empty() {
+        page.push_str("After the prefill (the generation prompt the stream continues):\n\n");
+        page.push_str(&fence(&minimal.prefill, "text"));
+    }
+    let _ = writeln!(page, "Stream ({} bytes):\n", minimal.stream.len());
+    page.push_str(&fence(&minimal.stream, "text"));
+    let _ = writeln!(page, "Chunks (`{}`):\n", minimal.chunks);
+    page.push_str(&fence(&json_text(&chunks), "json"));
+
+    page.push_str("## Expected events (the reference)\n\n");
+    page.push_str(&fence(&lines(&root.expected), "json"));
+    page.push_str("## Actual events (the candidate)\n\n");
+    page.push_str(&fence(&lines(&root.actual), "json"));
+    page.push_str("## What the verdicts say\n\n");
+    page.push_str(&fence(&root.detail, "text"));
+
+    if !rules.is_empty() {
+        page.push_str("## Rules\n\n");
+        for rule in rules {
+            let _ = writeln!(page, "- {} (`{}`)", rule.id, rule.spec);
+        }
+        page.push('\n');
+    }
+    if !root.replay.is_empty() {
+        page.push_str("## Replay with tch\n\n");
+        page.push_str(&fence(&root.replay, "sh"));
+    }
+    if let Some(reproduction) = &context.hello.reproduction {
+        page.push_str("## Reproduce without tch\n\n");
+        page.push_str(&fence(
+            &reproduce(reproduction, root, &chunks, context.tools),
+            &reproduction.language,
+        ));
+    }
+    page
+}
+
+/// The index, `bugs/README.md`: a table of every root cause, with its page.
+pub fn render_index(roots: &[RootCause], context: &PageContext<'_>) -> String {
+    let cases: usize = roots.iter().map(|r| r.cases.len()).sum();
+    let mut index = format!("# Bugs of {}\n\n", context.hello.name);
+    let _ = writeln!(
+        index,
+        "{} root cause{} in {cases} failing case{}, worst first.\n",
+        roots.len(),
+        if roots.len() == 1 { "" } else { "s" },
+        if cases == 1 { "" } else { "s" },
+    );
+    if roots.is_empty() {
+        return index;
+    }
+    index
+        .push_str("| NN | title | severity | realism | cases |\n| --- | --- | --- | --- | --- |\n");
+    for (n, root) in roots.iter().enumerate() {
+        let number = n + 1;
+        let _ = writeln!(
+            index,
+            "| [{number:02}]({}) | {} | {} | {} | {} |",
+            page_name(number, root),
+            root.title.replace('|', "\\|"),
+            root.severity,
+            root.realism,
+            root.cases.len()
+        );
+    }
+    index
+}
+
+/// Writes every root cause's page and the index into `dir` (created if needed); `rules`
+/// gives each root cause the rules its cases pin. Returns the files written, index last.
+pub fn write(
+    dir: &Path,
+    roots: &[RootCause],
+    context: &PageContext<'_>,
+    rules: &dyn Fn(&RootCause) -> Vec<Rule>,
+) -> io::Result<Vec<PathBuf>> {
+    fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for (n, root) in roots.iter().enumerate() {
+        let path = dir.join(page_name(n + 1, root));
+        fs::write(&path, render_page(n + 1, root, context, &rules(root)))?;
+        written.push(path);
+    }
+    let index = dir.join("README.md");
+    fs::write(&index, render_index(roots, context))?;
+    written.push(index);
+    Ok(written)
+}
+
+/// The reproduction program: `template` with its placeholders replaced by JSON text, in one
+/// pass, so that a chunk that itself reads `{{TOOLS}}` stays as it is.
+pub fn reproduce(
+    reproduction: &Reproduction,
+    root: &RootCause,
+    chunks: &[&str],
+    tools: &[ToolInfo],
+) -> String {
+    let values = [
+        ("{{DIALECT}}", json_text(root.dialect.name())),
+        ("{{PREFILL}}", json_text(&root.minimal.prefill)),
+        ("{{CHUNKS}}", json_text(chunks)),
+        ("{{TOOLS}}", json_text(tools)),
+    ];
+    let mut out = String::new();
+    let mut rest = reproduction.template.as_str();
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match values.iter().find(|(name, _)| rest.starts_with(name)) {
+            Some((name, value)) => {
+                out.push_str(value);
+                rest = &rest[name.len()..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = &rest[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` fenced so that nothing in it can close the fence: one backtick more than its
+/// longest run (at least three), then a blank line.
+pub fn fence(text: &str, info: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let ticks = "`".repeat((longest + 1).max(3));
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    format!("{ticks}{info}\n{text}{newline}{ticks}\n\n")
+}
+
+/// The minimal stream's chunks; the whole stream when its vector does not fit (it always
+/// does: triage made it from the stream).
+fn chunk_strings(root: &RootCause) -> Vec<&str> {
+    let stream = root.minimal.stream.as_str();
+    root.minimal
+        .chunks
+        .chunks(stream)
+        .unwrap_or_else(|_| vec![stream])
+}
+
+fn names(root: &RootCause) -> String {
+    root.verdicts
+        .iter()
+        .map(|v| format!("`{}`", v.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One JSON line per event; `(none)` for none.
+fn lines(events: &[Event]) -> String {
+    if events.is_empty() {
+        return "(none)".to_owned();
+    }
+    events
+        .iter()
+        .map(Event::to_json_line)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Dialect;
+    use crate::judge::{Severity, Verdict};
+    use crate::split::ChunkSpec;
+    use crate::triage::Minimal;
+    use serde_json::json;
+
+    fn root() -> RootCause {
+        let stream = "Note ```x``` <tool_call>{\"name\": \"GetWeather\"}</tool_call>";
+        RootCause {
+            id: "RC1".into(),
+            slug: "hermes-chunk-dependent-missing-call-cut-in-tool-call".into(),
+            title: "hermes: loses a call when a chunk ends at `<tool_` (synthetic cuts only)"
+                .into(),
+            dialect: Dialect::Hermes,
+            severity: Severity::High,
+            verdicts: vec![Verdict::ChunkDependent, Verdict::MissingCall],
+            layer: Layer::Streaming,
+            realism: Realism::Synthetic,
+            cases: (1..=7).map(|n| format!("hermes/c{n}")).collect(),
+            case: "hermes/c2".into(),
+            minimal: Minimal {
+                stream: stream.into(),
+                chunks: ChunkSpec::of_cuts(stream, &[19]),
+                prefill: "<think>\n".into(),
+            },
+            shrunk: true,
+            expected: vec![
+                Event::text("Note ```x``` "),
+                Event::call("tool-call-1", "GetWeather", json!({})),
+            ],
+            actual: vec![Event::text("Note ```x``` ")],
+            detail: "chunk-dependent: the output differs from the whole stream's".into(),
+            replay: "tch run --case hermes/c2 --chunks 19,39 -- python3 a.py".into(),
+        }
+    }
+
+    fn hello(reproduction: Option<Reproduction>) -> Hello {
+        Hello {
+            protocol: 1,
+            name: "parser 1.2.3".into(),
+            dialects: vec!["hermes".into()],
+            definitions: false,
+            reproduction,
+        }
+    }
+
+    #[test]
+    fn a_page_fences_the_stream_safely_and_fills_the_reproduction() {
+        let tools = vec![ToolInfo {
+            name: "GetWeather".into(),
+            description: "Weather.".into(),
+            input_schema: json!({"type": "object"}),
+        }];
+        let template = "import json\nd = {{DIALECT}}\np = {{PREFILL}}\nc = {{CHUNKS}}\n\
+                        t = {{TOOLS}}\n# {{OTHER}} stays\n";
+        let hello = hello(Some(Reproduction {
+            language: "python".into(),
+            template: template.into(),
+        }));
+        let context = PageContext {
+            hello: &hello,
+            tools: &tools,
+        };
+        let rules = [Rule {
+            id: "H6.1".into(),
+            spec: "specs/dialects/hermes.md".into(),
+        }];
+        let page = render_page(1, &root(), &context, &rules);
+        assert!(page.starts_with("# 01. hermes: loses a call"), "{page}");
+        assert!(page.contains("- Candidate: parser 1.2.3"));
+        assert!(page.contains("**high**: a call is lost"));
+        assert!(page.contains("synthetic cuts only"));
+        assert!(page.contains("- Cases: 7 (`hermes/c1`, `hermes/c2`, `hermes/c3`, `hermes/c4`, `hermes/c5`, and 2 more)"));
+        // The stream has a run of three backticks: its fence has four.
+        assert!(page.contains(&format!("````text\n{}\n````\n", root().minimal.stream)));
+        assert!(page.contains("```text\n<think>\n```\n"));
+        let stream = root().minimal.stream;
+        assert!(page.contains(&format!("Chunks (`19,{}`):", stream.len() - 19)));
+        assert!(
+            page.contains(
+                r#"["Note ```x``` <tool_","call>{\"name\": \"GetWeather\"}</tool_call>"]"#
+            )
+        );
+        assert!(page.contains(r#"{"type":"tool-call","toolCallId":"tool-call-1""#));
+        assert!(page.contains("- H6.1 (`specs/dialects/hermes.md`)"));
+        assert!(page.contains("```sh\ntch run --case hermes/c2"));
+        let program = page
+            .split("```python\n")
+            .nth(1)
+            .expect("a reproduction")
+            .split("\n```")
+            .next()
+            .expect("fenced");
+        assert!(
+            program.contains("d = \"hermes\"\np = \"<think>\\n\"\n"),
+            "{program}"
+        );
+        assert!(
+            program.contains(r#"c = ["Note ```x``` <tool_","#),
+            "{program}"
+        );
+        assert!(
+            program.contains(r#"t = [{"name":"GetWeather","description":"Weather.","inputSchema":{"type":"object"}}]"#),
+            "{program}"
+        );
+        assert!(program.contains("# {{OTHER}} stays"));
+        assert_eq!(fence("a ```` b", ""), "`````\na ```` b\n`````\n\n");
+    }
+
+    #[test]
+    fn a_chunk_that_reads_like_a_placeholder_is_not_replaced_again() {
+        let mut root = root();
+        root.minimal.stream = "{{TOOLS}}".into();
+        root.minimal.chunks = ChunkSpec::of_cuts("{{TOOLS}}", &[]);
+        let reproduction = Reproduction {
+            language: "python".into(),
+            template: "{{CHUNKS}} {{TOOLS}}".into(),
+        };
+        assert_eq!(
+            reproduce(&reproduction, &root, &["{{TOOLS}}"], &[]),
+            r#"["{{TOOLS}}"] []"#
+        );
+    }
+
+    #[test]
+    fn without_a_template_there_is_no_reproduction_and_the_index_lists_every_page() {
+        let hello = hello(None);
+        let context = PageContext {
+            hello: &hello,
+            tools: &[],
+        };
+        let page = render_page(3, &root(), &context, &[]);
+        assert!(!page.contains("Reproduce without tch") && !page.contains("## Rules"));
+        let mut second = root();
+        second.slug = "hermes-lost-text".into();
+        second.title = "hermes: a | b".into();
+        second.realism = Realism::Realistic;
+        second.cases = vec!["hermes/x".into()];
+        let index = render_index(&[root(), second], &context);
+        assert!(index.starts_with("# Bugs of parser 1.2.3\n\n2 root causes in 8 failing cases"));
+        assert!(index.contains(
+            "| [01](01-hermes-chunk-dependent-missing-call-cut-in-tool-call.md) | hermes: loses a call"
+        ));
+        assert!(
+            index.contains(
+                "| [02](02-hermes-lost-text.md) | hermes: a \\| b | high | realistic | 1 |"
+            )
+        );
+    }
+}
