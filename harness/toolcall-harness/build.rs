@@ -40,6 +40,7 @@ fn main() {
         &root.join("corpus"),
         &corpus,
     );
+    rule_prefixes(&mut code, &root.join("specs"));
     let out = Path::new(&env::var("OUT_DIR").unwrap_or_default()).join("bundled.rs");
     if let Err(error) = fs::write(&out, code) {
         panic!("cannot write {}: {error}", out.display());
@@ -88,6 +89,47 @@ fn embed(code: &mut String, name: &str, doc: &str, base: &Path, files: &[PathBuf
             "    ({relative:?}, include_str!({:?})),",
             absolute.display().to_string()
         );
+    }
+    code.push_str("];\n");
+}
+
+/// `pub(crate) static RULE_PREFIXES: &[(&str, &str)]`: each rule id prefix (`H`, `C`, `GLS`)
+/// and the spec that defines rules with it (`specs/dialects/hermes.md`), read from the rule
+/// definitions of `specs/` (a line or list item starting with bold text that starts with an
+/// id, as `tests/tidy.rs` reads them), so a bug page can name the spec of each rule its cases
+/// pin.
+fn rule_prefixes(code: &mut String, specs: &Path) {
+    let files = files_under(specs, |name| name.ends_with(".md"));
+    let mut prefixes: Vec<(String, String)> = Vec::new();
+    for path in files {
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let relative = path
+            .strip_prefix(specs.parent().unwrap_or(specs))
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        for line in text.lines() {
+            let item = line.trim_start();
+            let item = item.strip_prefix("- ").unwrap_or(item);
+            let Some(bold) = item.strip_prefix("**") else {
+                continue;
+            };
+            let prefix: String = bold.chars().take_while(|c| c.is_ascii_uppercase()).collect();
+            let digit = bold[prefix.len()..].chars().next();
+            if !prefix.is_empty()
+                && digit.is_some_and(|c| c.is_ascii_digit())
+                && !prefixes.iter().any(|(p, _)| *p == prefix)
+            {
+                prefixes.push((prefix, relative.clone()));
+            }
+        }
+    }
+    prefixes.sort();
+    code.push_str("/// Each rule id prefix and the spec that defines it.\npub(crate) static RULE_PREFIXES: &[(&str, &str)] = &[\n");
+    for (prefix, spec) in prefixes {
+        let _ = writeln!(code, "    ({prefix:?}, {spec:?}),");
     }
     code.push_str("];\n");
 }

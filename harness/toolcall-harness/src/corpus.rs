@@ -96,6 +96,67 @@ pub struct Case {
     /// The events under each documented alternative reading of a choice rule the case rests
     /// on, in file-name order.
     pub alternatives: Vec<Alternative>,
+    /// The comments of its expected events (`#` lines, without the `#`): what it pins and why,
+    /// and its sources.
+    pub comments: Vec<String>,
+}
+
+impl Case {
+    /// The spec rules its comments cite, each with the spec that defines it (`H6.1`,
+    /// `specs/dialects/hermes.md`), in order of first citation.
+    pub fn cited_rules(&self) -> Vec<(String, &'static str)> {
+        let mut rules: Vec<(String, &'static str)> = Vec::new();
+        for comment in &self.comments {
+            for id in rule_ids(comment) {
+                let prefix = &id[..id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len())];
+                if let Some((_, spec)) = crate::bundled::RULE_PREFIXES
+                    .iter()
+                    .find(|(p, _)| *p == prefix)
+                    && !rules.iter().any(|(r, _)| *r == id)
+                {
+                    rules.push((id.to_owned(), spec));
+                }
+            }
+        }
+        rules
+    }
+}
+
+/// Tokens of `text` shaped like rule ids: capital letters, then one- or two-digit numbers
+/// joined by dots (`C9.4`, `GLS2.3`), not glued to a word before or after.
+fn rule_ids(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut ids = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let glued = at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        let letters = bytes[at..].iter().take_while(|b| b.is_ascii_uppercase()).count();
+        if letters == 0 || glued {
+            at += 1;
+            continue;
+        }
+        let mut end = at + letters;
+        let mut numbers = 0;
+        loop {
+            let digits = bytes[end..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if !(1..=2).contains(&digits) {
+                break;
+            }
+            numbers += 1;
+            end += digits;
+            if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            } else {
+                break;
+            }
+        }
+        let free = bytes.get(end).is_none_or(|b| !b.is_ascii_alphanumeric());
+        if numbers > 0 && free {
+            ids.push(&text[at..end]);
+        }
+        at = end.max(at + 1);
+    }
+    ids
 }
 
 /// The events of a case under a documented alternative reading (`specs/corpus.md`): an
@@ -243,6 +304,7 @@ impl Case {
             path: expected_path.to_owned(),
             error,
         })?;
+        let expected_text = expected;
         let expected = parse_expected(expected).map_err(|(line, error)| CorpusError::Expected {
             path: expected_path.to_owned(),
             line,
@@ -255,6 +317,11 @@ impl Case {
             prefill: String::new(),
             expected,
             alternatives: Vec::new(),
+            comments: expected_text
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix('#'))
+                .map(|l| l.trim().to_owned())
+                .collect(),
         })
     }
 }

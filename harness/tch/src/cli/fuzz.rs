@@ -257,6 +257,7 @@ fn report_failure(
             .unwrap_or_else(|| args.dialect.default_prefill().to_owned()),
         expected: failure.expected.clone(),
         alternatives: Vec::new(),
+        comments: Vec::new(),
     };
     let chunks = (!shrunk.cuts.is_empty()).then_some(&finding.chunks);
     let command = replay.command(&case.id, chunks);

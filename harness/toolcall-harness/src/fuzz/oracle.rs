@@ -42,6 +42,7 @@ pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Box<
         prefill: input.prefill.to_owned(),
         expected: run.events,
         alternatives: Vec::new(),
+        comments: Vec::new(),
     };
     let cut = Chunking::new(SplitKind::Chunks, "fuzz cuts", input.cuts.clone());
     check_reference(&case, &cut, tools)?;

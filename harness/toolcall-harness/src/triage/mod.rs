@@ -18,10 +18,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::corpus::Case;
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::fuzz::replayer::{Replayer, StreamCandidate, Unavailable, reference_events};
-use crate::judge::{Finding, Layer, Severity, Verdict};
+use crate::judge::{CaseReport, Finding, Layer, Severity, Status, Verdict};
 use crate::protocol::Begin;
 use crate::split::{ChunkSpec, Realism, SplitError, realism};
 use crate::supervisor::{ReplayError, Transcript};
@@ -472,6 +473,109 @@ fn root_cause(
         actual: shown.finding.events.clone(),
         detail: shown.finding.detail.clone(),
         replay: String::new(),
+    }
+}
+
+impl FailingCase {
+    /// The failing bug cases of a run (R9.1): every stream case that failed or is a known
+    /// failure, with its worst bug finding, in report order. Scaling cases are not streams to
+    /// shrink: [`scaling_root_causes`] groups them.
+    pub fn of_run(reports: &[CaseReport], cases: &[Case]) -> Vec<FailingCase> {
+        reports
+            .iter()
+            .filter(|r| matches!(r.status, Status::Failed | Status::KnownFailure))
+            .filter_map(|report| {
+                let case = cases.iter().find(|c| c.id == report.case)?;
+                let finding = report.findings.iter().find(|f| f.is_bug())?;
+                Some(FailingCase {
+                    id: case.id.clone(),
+                    dialect: case.dialect,
+                    stream: case.stream.clone(),
+                    prefill: case.prefill.clone(),
+                    finding: finding.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The root causes of a run's failing scaling cases (`specs/runner.md` §8, R9.7): one per
+/// dialect, since one way of buffering serves every family of a dialect; nothing to shrink,
+/// the series is the replay.
+pub fn scaling_root_causes(reports: &[CaseReport]) -> Vec<RootCause> {
+    let mut by_dialect: BTreeMap<&str, Vec<&CaseReport>> = BTreeMap::new();
+    for report in reports.iter().filter(|r| {
+        r.scaling.is_some()
+            && matches!(r.status, Status::Failed | Status::KnownFailure)
+            && r.findings.iter().any(Finding::is_bug)
+    }) {
+        by_dialect.entry(&report.dialect).or_default().push(report);
+    }
+    by_dialect
+        .into_iter()
+        .filter_map(|(dialect, members)| {
+            let dialect: Dialect = dialect.parse().ok()?;
+            let finding = members[0].findings.iter().find(|f| f.is_bug())?;
+            let families: Vec<&str> = members
+                .iter()
+                .filter_map(|m| m.case.rsplit('/').next())
+                .collect();
+            Some(RootCause {
+                id: String::new(),
+                slug: naming::shorten(
+                    &format!("{dialect}-{}-{}", finding.verdict_names().replace(", ", "-"), families.join("-")),
+                    naming::MAX_SLUG,
+                ),
+                title: format!(
+                    "{dialect}: {} as the stream grows ({})",
+                    if finding.has(Verdict::Superlinear) {
+                        "time grows faster than the stream"
+                    } else {
+                        "fails"
+                    },
+                    families.join(", ")
+                ),
+                dialect,
+                severity: finding.severity.unwrap_or(Severity::Medium),
+                verdicts: finding.verdicts.clone(),
+                layer: finding.layer,
+                realism: Realism::Realistic,
+                cases: members.iter().map(|m| m.case.clone()).collect(),
+                case: members[0].case.clone(),
+                minimal: Minimal {
+                    stream: String::new(),
+                    chunks: finding.chunks.clone(),
+                    prefill: String::new(),
+                },
+                shrunk: false,
+                expected: Vec::new(),
+                actual: Vec::new(),
+                detail: finding.detail.clone(),
+                replay: finding.replay.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Orders `roots` (R9.4: severity, realistic first, more cases first, then the first case's
+/// id) and numbers them `RC1`, `RC2`, … in that order, with unique slugs.
+pub fn number(roots: &mut [RootCause]) {
+    roots.sort_by(|a, b| {
+        let key = |r: &RootCause| {
+            (
+                r.severity,
+                r.realism == Realism::Synthetic,
+                std::cmp::Reverse(r.cases.len()),
+                r.cases.first().cloned(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    let mut slugs: Vec<String> = roots.iter().map(|r| r.slug.clone()).collect();
+    naming::unique(&mut slugs);
+    for (n, (root, slug)) in roots.iter_mut().zip(slugs).enumerate() {
+        root.id = format!("RC{}", n + 1);
+        root.slug = slug;
     }
 }
 
