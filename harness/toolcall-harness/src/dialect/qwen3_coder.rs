@@ -13,8 +13,9 @@ use super::kit::{
 pub(crate) use function::FunctionError;
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
-/// as the spec names it.
-pub(crate) const DEFAULT_PREFILL: &str = "";
+/// as the spec names it: Qwen3.5's and Qwen3.6's, which open reasoning
+/// (`specs/dialects/qwen3-coder.md` Q2.2).
+pub(crate) const DEFAULT_PREFILL: &str = "<|im_start|>assistant\n<think>\n";
 
 const FUNCTION_OPENER: &str = "<function=";
 const FUNCTION_CLOSER: &str = "</function>";
