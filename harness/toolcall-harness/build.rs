@@ -116,7 +116,10 @@ fn rule_prefixes(code: &mut String, specs: &Path) {
             let Some(bold) = item.strip_prefix("**") else {
                 continue;
             };
-            let prefix: String = bold.chars().take_while(|c| c.is_ascii_uppercase()).collect();
+            let prefix: String = bold
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase())
+                .collect();
             let digit = bold[prefix.len()..].chars().next();
             if !prefix.is_empty()
                 && digit.is_some_and(|c| c.is_ascii_digit())

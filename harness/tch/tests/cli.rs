@@ -161,7 +161,15 @@ fn parse_takes_a_prefill_and_an_openai_tools_file() {
     let tools = tools.to_string_lossy().into_owned();
     assert_eq!(
         parse_stdin(
-            &["parse", "-d", "qwen3-coder", "--tools", &tools],
+            &[
+                "parse",
+                "-d",
+                "qwen3-coder",
+                "--prefill",
+                "",
+                "--tools",
+                &tools
+            ],
             "<tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
         ),
         "{\"type\":\"tool-call\",\"toolCallId\":\"tool-call-1\",\"toolName\":\"f\",\"input\":{\"n\":7}}\n"
@@ -180,6 +188,8 @@ fn run_takes_the_tools_a_corpus_was_written_for() {
         "<tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>",
     )
     .expect("stream");
+    // Qwen3-Coder's prompt opens nothing (the dialect's default, Qwen3.5's, opens reasoning).
+    std::fs::write(cases.join("typed.prefill"), "").expect("prefill");
     std::fs::write(
         cases.join("typed.events.jsonl"),
         "# n is an integer in tools.json (Q3.2)\n\

@@ -130,7 +130,10 @@ fn rule_ids(text: &str) -> Vec<&str> {
     let mut at = 0;
     while at < bytes.len() {
         let glued = at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
-        let letters = bytes[at..].iter().take_while(|b| b.is_ascii_uppercase()).count();
+        let letters = bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase())
+            .count();
         if letters == 0 || glued {
             at += 1;
             continue;
@@ -138,7 +141,10 @@ fn rule_ids(text: &str) -> Vec<&str> {
         let mut end = at + letters;
         let mut numbers = 0;
         loop {
-            let digits = bytes[end..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let digits = bytes[end..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
             if !(1..=2).contains(&digits) {
                 break;
             }

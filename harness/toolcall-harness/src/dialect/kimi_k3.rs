@@ -14,7 +14,8 @@ use call::CallError;
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
-pub(crate) const DEFAULT_PREFILL: &str = "<|open|>message role=\"assistant\"<|sep|><|open|>think<|sep|>";
+pub(crate) const DEFAULT_PREFILL: &str =
+    "<|open|>message role=\"assistant\"<|sep|><|open|>think<|sep|>";
 
 const THINK_OPEN: &str = "<|open|>think<|sep|>";
 const THINK_CLOSE: &str = "<|close|>think<|sep|>";

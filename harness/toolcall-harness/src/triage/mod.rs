@@ -523,7 +523,11 @@ pub fn scaling_root_causes(reports: &[CaseReport]) -> Vec<RootCause> {
             Some(RootCause {
                 id: String::new(),
                 slug: naming::shorten(
-                    &format!("{dialect}-{}-{}", finding.verdict_names().replace(", ", "-"), families.join("-")),
+                    &format!(
+                        "{dialect}-{}-{}",
+                        finding.verdict_names().replace(", ", "-"),
+                        families.join("-")
+                    ),
                     naming::MAX_SLUG,
                 ),
                 title: format!(
