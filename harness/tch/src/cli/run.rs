@@ -4,7 +4,8 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -13,14 +14,20 @@ use toolcall_harness::corpus::{Case, Selection};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::judge::expect::{self, Expectations};
 use toolcall_harness::judge::{CaseReport, Verdict};
-use toolcall_harness::report::terminal::{TerminalOptions, print_divergences, print_failures};
+use toolcall_harness::protocol::{Hello, ToolInfo};
+use toolcall_harness::report::terminal::{
+    TerminalOptions, print_divergences, print_failures, print_root_causes,
+};
 use toolcall_harness::report::{
-    CandidateInfo, Replay, ReportOptions, RunReport, Summary, candidate_stem, json,
+    CandidateInfo, Replay, ReportOptions, RootCauseCounts, RunReport, Summary, bugs,
+    candidate_stem, json,
 };
 use toolcall_harness::runner::{self, RunError, RunOptions};
 use toolcall_harness::scaling::{self, Family, ScalingOptions};
 use toolcall_harness::split::{ChunkSpec, SplitKind, SplitOptions};
 use toolcall_harness::supervisor::{RestartPolicy, Supervisor};
+use toolcall_harness::tools::Registry;
+use toolcall_harness::triage::{self, Budget, FailingCase, RootCause, TriageOptions};
 
 use super::args::{
     CandidateArgs, SelectionArgs, ToolsArgs, dialect_parser, split_kind_parser, verdict_parser,
@@ -117,6 +124,13 @@ pub struct RunArgs {
     /// Keep n/a cases (dialects the candidate does not speak) in junit.xml, as skipped.
     #[arg(long)]
     junit_not_applicable: bool,
+    /// Wall time, in seconds, to group the failing cases into root causes (specs/runner.md
+    /// §9): each failing case's worst bug finding is shrunk against the candidate to a minimal
+    /// stream and chunk vector, worst first, and failures that shrink to the same shape with
+    /// the same verdicts are one root cause, with a page in REPORT_DIR/bugs/. 0 groups them
+    /// without shrinking.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    triage_seconds: f64,
     /// Skip the scaling cases (`DIALECT/scaling/FAMILY`): after the corpus, each dialect's
     /// streams are fed at doubling sizes to judge whether time grows faster than the stream
     /// (verdict `superlinear`; a few seconds for a linear candidate). They are selected like
@@ -204,7 +218,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     for report in &mut reports {
         expectations.apply(report);
     }
-    let summary = Summary::of(&reports, started.elapsed());
+    let mut summary = Summary::of(&reports, started.elapsed());
     let hello = outcome.hello;
     let report_dir = args
         .report_dir
@@ -219,6 +233,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         argv: argv.clone(),
     };
     replay.set_commands(&mut reports);
+    let root_causes = root_causes(
+        &supervisor,
+        &hello,
+        &cases,
+        &mut reports,
+        &tools,
+        &replay,
+        &report_dir,
+        args.triage_seconds,
+    )?;
+    summary.root_causes = RootCauseCounts::of(&root_causes);
     let colour = std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     print_failures(
@@ -247,6 +272,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             .map(|k| k.name().to_owned())
             .collect(),
         summary: summary.clone(),
+        root_causes,
         cases: reports,
     };
     run_report
@@ -257,12 +283,32 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             },
         )
         .with_context(|| format!("cannot write reports to {}", report_dir.display()))?;
+    let tool_list = ToolInfo::list(&tools);
+    let context = bugs::PageContext {
+        hello: &hello,
+        tools: &tool_list,
+    };
+    bugs::write(
+        &report_dir.join("bugs"),
+        &run_report.root_causes,
+        &context,
+        &|root| rules_of(root, &cases),
+    )
+    .with_context(|| format!("cannot write {}", report_dir.join("bugs").display()))?;
     if let Some(path) = &args.write_expect_fail {
         std::fs::write(path, expect::write(&run_report.cases, &expectations))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if !summary.failed_by_severity.is_empty() {
         println!("failing cases by severity: {}", summary.severities());
+    }
+    print_root_causes(&mut std::io::stdout().lock(), &run_report.root_causes)?;
+    if !run_report.root_causes.is_empty() {
+        println!(
+            "root causes: {}; pages in {}",
+            summary.root_causes.headline(),
+            report_dir.join("bugs").display()
+        );
     }
     if summary.divergent > 0 {
         println!(
@@ -292,6 +338,79 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The run's failing bug cases grouped into root causes (specs/runner.md §9), worst first:
+/// shrunk against the candidate within `seconds`, each failing case told its root cause, the
+/// minimal replays written as cases under REPORT_DIR/bugs/corpus with their replay commands.
+#[allow(clippy::too_many_arguments)]
+fn root_causes(
+    supervisor: &Supervisor,
+    hello: &Hello,
+    cases: &[Case],
+    reports: &mut [CaseReport],
+    tools: &Arc<Registry>,
+    replay: &Replay,
+    report_dir: &Path,
+    seconds: f64,
+) -> Result<Vec<RootCause>> {
+    let failing = FailingCase::of_run(reports, cases);
+    let mut roots = Vec::new();
+    if !failing.is_empty() {
+        eprintln!(
+            "triage: {} failing cases into root causes (shrinking for at most {seconds} s, --triage-seconds)",
+            failing.len()
+        );
+        let options = TriageOptions {
+            budget: Budget::Time(Duration::from_secs_f64(seconds.max(0.0))),
+            ..TriageOptions::default()
+        };
+        let mut handle = supervisor.handle(hello);
+        let triaged = triage::triage(&failing, &mut handle, tools, &options);
+        handle.shutdown();
+        let triaged = triaged.context("triage")?;
+        if let Some(why) = &triaged.stopped {
+            eprintln!(
+                "triage: {why}; {} of {} cases shrunk",
+                triaged.cases_shrunk,
+                failing.len()
+            );
+        }
+        roots = triaged.root_causes;
+    }
+    roots.extend(triage::scaling_root_causes(reports));
+    triage::number(&mut roots);
+    let dir = report_dir.join("bugs");
+    // Pages and cases of an earlier run would outlive the root causes they describe.
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    bugs::write_cases(&dir.join("corpus"), &mut roots, replay)
+        .with_context(|| format!("cannot write {}", dir.display()))?;
+    for root in &roots {
+        for id in &root.cases {
+            if let Some(report) = reports.iter_mut().find(|r| r.case == *id) {
+                report.root_cause = Some(root.id.clone());
+            }
+        }
+    }
+    Ok(roots)
+}
+
+/// The spec rules a root cause's cases pin, each with its spec, in order of first citation.
+fn rules_of(root: &RootCause, cases: &[Case]) -> Vec<bugs::Rule> {
+    let mut rules: Vec<bugs::Rule> = Vec::new();
+    for case in cases.iter().filter(|c| root.cases.contains(&c.id)) {
+        for (id, spec) in case.cited_rules() {
+            if !rules.iter().any(|r| r.id == id) {
+                rules.push(bugs::Rule {
+                    id,
+                    spec: spec.to_owned(),
+                });
+            }
+        }
+    }
+    rules
 }
 
 /// The scaling cases selected (`specs/runner.md` R8.1): by --dialect, --case and --skip like

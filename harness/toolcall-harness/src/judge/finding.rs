@@ -296,6 +296,10 @@ pub struct CaseReport {
     /// What else the reader should know (a stopped case, a fixed entry).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The root cause it belongs to (`RC3`, `specs/runner.md` §9), when it is a failing bug
+    /// case and triage ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_cause: Option<String>,
     /// For a scaling case (`specs/runner.md` §8), the sizes timed and the growth.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scaling: Option<crate::scaling::Series>,
@@ -317,6 +321,7 @@ impl CaseReport {
             stream: stream.to_owned(),
             max_extra_held_bytes: 0,
             notes: Vec::new(),
+            root_cause: None,
             scaling: None,
         }
     }

@@ -9,6 +9,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::Replay;
+use crate::corpus::Case;
 use crate::event::Event;
 use crate::judge::Layer;
 use crate::protocol::{Hello, Reproduction, ToolInfo};
@@ -203,6 +205,49 @@ pub fn write(
     fs::write(&index, render_index(roots, context))?;
     written.push(index);
     Ok(written)
+}
+
+/// Writes each root cause's minimal replay as a corpus case under `dir`
+/// (`DIR/DIALECT/NN-slug.stream`, its `.events.jsonl` the reference's events, its `.prefill`),
+/// and gives each root cause the `tch run` command that replays that case through the
+/// candidate (`replay` with `--corpus DIR`). A scaling root cause (no minimal stream, R9.7)
+/// keeps the replay command of its first case.
+pub fn write_cases(dir: &Path, roots: &mut [RootCause], replay: &Replay) -> io::Result<()> {
+    let replay = Replay {
+        corpus: Some(dir.to_owned()),
+        ..replay.clone()
+    };
+    for (n, root) in roots.iter_mut().enumerate() {
+        if root.minimal.stream.is_empty() && !root.replay.is_empty() {
+            continue;
+        }
+        let id = format!(
+            "{}/{}",
+            root.dialect,
+            page_name(n + 1, root).trim_end_matches(".md")
+        );
+        let case = Case {
+            dialect: root.dialect,
+            id: id.clone(),
+            stream: root.minimal.stream.clone(),
+            prefill: root.minimal.prefill.clone(),
+            expected: root.expected.clone(),
+            alternatives: Vec::new(),
+            comments: Vec::new(),
+        };
+        let comments = [
+            format!("{} {}", root.id, root.title),
+            format!(
+                "the minimal replay of {} ({} cases); expected events: the reference's",
+                root.case,
+                root.cases.len()
+            ),
+        ];
+        case.write(dir, &comments)?;
+        let whole = root.minimal.chunks.len(&root.minimal.stream) <= 1;
+        root.replay = replay.command(&id, (!whole).then_some(&root.minimal.chunks));
+    }
+    Ok(())
 }
 
 /// The reproduction program: `template` with its placeholders replaced by JSON text, in one

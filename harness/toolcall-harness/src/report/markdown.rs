@@ -9,6 +9,7 @@ use super::RunReport;
 use super::read::short_status;
 use crate::judge::{CaseReport, Layer, Severity, Status};
 use crate::scaling::{Series, human_bytes};
+use crate::split::Realism;
 
 /// The report as Markdown.
 pub fn render(report: &RunReport) -> String {
@@ -24,6 +25,7 @@ pub fn render(report: &RunReport) -> String {
         s.seconds,
         s.replays_per_second
     );
+    root_causes(&mut md, report);
     if !s.failed_by_severity.is_empty() {
         let _ = writeln!(md, "Failing cases by severity, worst first:\n");
         for (severity, n) in &s.failed_by_severity {
@@ -174,6 +176,49 @@ pub fn render(report: &RunReport) -> String {
     }
     scaling(&mut md, report);
     md
+}
+
+/// The root causes first (`specs/runner.md` §9): the headline, then one row per root cause,
+/// worst first, realistic before synthetic only within a severity, linking its page.
+fn root_causes(md: &mut String, report: &RunReport) {
+    let counts = &report.summary.root_causes;
+    if report.root_causes.is_empty() {
+        if report.summary.divergent > 0 {
+            let _ = writeln!(
+                md,
+                "**No bug**; {} cases follow a documented alternative reading (below).\n",
+                report.summary.divergent
+            );
+        }
+        return;
+    }
+    let _ = write!(md, "**{}**", counts.headline());
+    if report.summary.divergent > 0 {
+        let _ = write!(
+            md,
+            "; {} more cases only diverge (documented alternative readings, no bug: below)",
+            report.summary.divergent
+        );
+    }
+    md.push_str(
+        ".\n\n| root cause | severity | title | cases | page |\n| --- | --- | --- | ---: | --- |\n",
+    );
+    for (n, root) in report.root_causes.iter().enumerate() {
+        let severity = match root.realism {
+            Realism::Realistic => root.severity.name().to_owned(),
+            Realism::Synthetic => format!("{}, synthetic only", root.severity),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {severity} | {} | {} | [bugs/{}](bugs/{}) |",
+            root.id,
+            root.title.replace('|', "\\|"),
+            root.cases.len(),
+            super::bugs::page_name(n + 1, root),
+            super::bugs::page_name(n + 1, root),
+        );
+    }
+    md.push('\n');
 }
 
 /// The scaling cases (`specs/runner.md` R8.4): how far each grew, and how time grew.

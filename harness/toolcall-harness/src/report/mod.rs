@@ -29,6 +29,8 @@ use serde::Serialize;
 pub use replay::{Replay, shell_quote};
 
 use crate::judge::{CaseReport, Layer, Severity, Status, Verdict};
+use crate::split::Realism;
+use crate::triage::RootCause;
 
 /// The whole run, as `report.json` holds it.
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +48,9 @@ pub struct RunReport {
     pub splits: Vec<String>,
     /// The counts.
     pub summary: Summary,
+    /// The failing bug cases grouped into root causes, worst first (`specs/runner.md` §9):
+    /// each failing bug case is in exactly one.
+    pub root_causes: Vec<RootCause>,
     /// One report per case.
     pub cases: Vec<CaseReport>,
 }
@@ -86,12 +91,58 @@ pub struct Summary {
     pub streaming_findings: usize,
     /// Failing cases by their severity (`specs/runner.md` R4.3), worst first.
     pub failed_by_severity: BTreeMap<Severity, usize>,
+    /// Root causes of the failing bug cases (`specs/runner.md` §9), realistic ones (some
+    /// member fails under a chunking that keeps every marker whole) and synthetic only.
+    pub root_causes: RootCauseCounts,
     /// Replays run.
     pub replays: usize,
     /// Wall time of the run.
     pub seconds: f64,
     /// Replays per second.
     pub replays_per_second: f64,
+}
+
+/// How many root causes a run's failing bug cases come down to (`specs/runner.md` §9).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootCauseCounts {
+    /// Root causes seen under some realistic chunking.
+    pub realistic: usize,
+    /// Root causes seen only under chunkings that cut a marker (R1.4).
+    pub synthetic_only: usize,
+    /// The failing bug cases they cover (failed or known failures).
+    pub cases: usize,
+    /// Root causes by severity, worst first.
+    pub by_severity: BTreeMap<Severity, usize>,
+}
+
+impl RootCauseCounts {
+    /// The counts of `roots`.
+    pub fn of(roots: &[RootCause]) -> RootCauseCounts {
+        let mut counts = RootCauseCounts::default();
+        for root in roots {
+            match root.realism {
+                Realism::Realistic => counts.realistic += 1,
+                Realism::Synthetic => counts.synthetic_only += 1,
+            }
+            counts.cases += root.cases.len();
+            *counts.by_severity.entry(root.severity).or_default() += 1;
+        }
+        counts
+    }
+
+    /// The headline: `9 bugs in 212 cases (5 realistic, 4 synthetic only)`.
+    pub fn headline(&self) -> String {
+        let bugs = self.realistic + self.synthetic_only;
+        format!(
+            "{bugs} {} in {} {} ({} realistic, {} synthetic only)",
+            if bugs == 1 { "bug" } else { "bugs" },
+            self.cases,
+            if self.cases == 1 { "case" } else { "cases" },
+            self.realistic,
+            self.synthetic_only
+        )
+    }
 }
 
 impl Summary {

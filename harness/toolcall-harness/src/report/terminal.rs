@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 
 use crate::judge::{CaseReport, Finding, Verdict};
+use crate::split::Realism;
+use crate::triage::RootCause;
 
 /// How to print.
 #[derive(Debug, Clone, Default)]
@@ -15,6 +17,27 @@ pub struct TerminalOptions {
     pub verdicts: Vec<Verdict>,
     /// At most this many findings per case (the rest are in `report.json`).
     pub findings_per_case: usize,
+}
+
+/// Prints the root causes (`specs/runner.md` §9), worst first: id, severity, realism, title,
+/// how many cases, and the command that replays its minimal form.
+pub fn print_root_causes(out: &mut dyn Write, roots: &[RootCause]) -> io::Result<()> {
+    for root in roots {
+        let only = match root.realism {
+            Realism::Synthetic => ", synthetic only",
+            Realism::Realistic => "",
+        };
+        writeln!(
+            out,
+            "{} {}{only}: {} ({} cases)\n  replay: {}",
+            root.id,
+            root.severity,
+            root.title,
+            root.cases.len(),
+            root.replay
+        )?;
+    }
+    Ok(())
 }
 
 /// Prints the divergences (`specs/runner.md` R3.5) apart from the failures: per reading
