@@ -26,6 +26,16 @@ pub struct Rule {
     pub spec: String,
 }
 
+/// What the case a root cause shows pins, as its expected-events comments say: the spec
+/// rules it cites and the format's own sources (its `source:` lines).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pinned {
+    /// The rules, in order of first citation.
+    pub rules: Vec<Rule>,
+    /// The sources: chat templates, vendors' parsers and docs, engines' tests.
+    pub sources: Vec<String>,
+}
+
 /// What every page of one run shares.
 #[derive(Debug, Clone, Copy)]
 pub struct PageContext<'a> {
@@ -44,13 +54,14 @@ pub fn page_name(number: usize, root: &RootCause) -> String {
     format!("{number:02}-{}.md", root.slug)
 }
 
-/// The page of root cause number `number` (from 1), citing `rules`.
+/// The page of root cause number `number` (from 1), citing what its case pins.
 pub fn render_page(
     number: usize,
     root: &RootCause,
     context: &PageContext<'_>,
-    rules: &[Rule],
+    pinned: &Pinned,
 ) -> String {
+    let rules = &pinned.rules;
     let mut page = String::new();
     let minimal = &root.minimal;
     let chunks = chunk_strings(root);
@@ -141,6 +152,13 @@ pub fn render_page(
         }
         page.push('\n');
     }
+    if !pinned.sources.is_empty() {
+        let _ = writeln!(page, "## The format's own sources (from `{}`)\n", root.case);
+        for source in &pinned.sources {
+            let _ = writeln!(page, "- {source}");
+        }
+        page.push('\n');
+    }
     if !root.replay.is_empty() {
         page.push_str("## Replay with tch\n\n");
         page.push_str(&fence(&root.replay, "sh"));
@@ -186,19 +204,19 @@ pub fn render_index(roots: &[RootCause], context: &PageContext<'_>) -> String {
     index
 }
 
-/// Writes every root cause's page and the index into `dir` (created if needed); `rules`
-/// gives each root cause the rules its cases pin. Returns the files written, index last.
+/// Writes every root cause's page and the index into `dir` (created if needed); `pinned`
+/// gives each root cause what its shown case pins. Returns the files written, index last.
 pub fn write(
     dir: &Path,
     roots: &[RootCause],
     context: &PageContext<'_>,
-    rules: &dyn Fn(&RootCause) -> Vec<Rule>,
+    pinned: &dyn Fn(&RootCause) -> Pinned,
 ) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     for (n, root) in roots.iter().enumerate() {
         let path = dir.join(page_name(n + 1, root));
-        fs::write(&path, render_page(n + 1, root, context, &rules(root)))?;
+        fs::write(&path, render_page(n + 1, root, context, &pinned(root)))?;
         written.push(path);
     }
     let index = dir.join("README.md");
@@ -398,11 +416,18 @@ mod tests {
             hello: &hello,
             tools: &tools,
         };
-        let rules = [Rule {
-            id: "H6.1".into(),
-            spec: "specs/dialects/hermes.md".into(),
-        }];
-        let page = render_page(1, &root(), &context, &rules);
+        let pinned = Pinned {
+            rules: vec![Rule {
+                id: "H6.1".into(),
+                spec: "specs/dialects/hermes.md".into(),
+            }],
+            sources: vec!["NousResearch/Hermes-Function-Calling".into()],
+        };
+        let page = render_page(1, &root(), &context, &pinned);
+        assert!(
+            page.contains("- NousResearch/Hermes-Function-Calling"),
+            "{page}"
+        );
         assert!(page.starts_with("# 01. hermes: loses a call"), "{page}");
         assert!(page.contains("- Candidate: parser 1.2.3"));
         assert!(page.contains("**high**: a call is lost"));
@@ -466,7 +491,7 @@ mod tests {
             hello: &hello,
             tools: &[],
         };
-        let page = render_page(3, &root(), &context, &[]);
+        let page = render_page(3, &root(), &context, &Pinned::default());
         assert!(!page.contains("Reproduce without tch") && !page.contains("## Rules"));
         let mut second = root();
         second.slug = "hermes-lost-text".into();
