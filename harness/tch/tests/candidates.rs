@@ -46,6 +46,62 @@ fn tch_run(name: &str, args: &[&str]) -> (Output, BTreeSet<String>) {
 const QUICK: &[&str] = &["--budget", "40", "--random", "4"];
 
 #[test]
+fn a_parser_that_follows_every_documented_alternative_diverges_and_fails_only_when_strict() {
+    // specs/runner.md R3.5: output that equals a documented alternative reading is a
+    // divergence, no failure; `--strict` fails it. The fixture answers each case with its
+    // first alternative's events (or the expected ones), whole at the end of the stream.
+    // Every dialect: each alternative of the corpus must read as a divergence and nothing
+    // else (no grammar break, no other difference).
+    let mut dialects: Vec<String> = std::fs::read_dir(root().join("corpus"))
+        .expect("corpus")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "definitions")
+        .collect();
+    dialects.sort();
+    let argv = |strict: bool| {
+        let mut args: Vec<String> = ["--splits", "whole", "--triage-seconds", "0"]
+            .map(str::to_owned)
+            .to_vec();
+        for d in &dialects {
+            args.extend(["--dialect".to_owned(), d.clone()]);
+        }
+        if strict {
+            args.push("--strict".to_owned());
+        }
+        args.extend(
+            [
+                "--",
+                "python3",
+                "harness/tch/tests/fixtures/follows_alternatives.py",
+                "corpus",
+            ]
+            .map(str::to_owned),
+        );
+        args.extend(dialects.iter().cloned());
+        args
+    };
+    let lenient = argv(false);
+    let lenient: Vec<&str> = lenient.iter().map(String::as_str).collect();
+    let (output, _) = tch_run("alternatives", &lenient);
+    let out = stdout(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains(" passed, 0 failed, 0 skipped, "), "{out}");
+    assert!(
+        out.contains(" divergent") && out.contains("DIVERGE "),
+        "{out}"
+    );
+    let strict = argv(true);
+    let strict: Vec<&str> = strict.iter().map(String::as_str).collect();
+    let (output, verdicts) = tch_run("alternatives-strict", &strict);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(out.contains("--strict"), "{out}");
+    assert!(!verdicts.is_empty());
+}
+
+#[test]
 fn the_reference_passes_every_case_over_the_protocol() {
     let mut args = vec!["--jobs", "2"];
     args.extend_from_slice(QUICK);
