@@ -175,19 +175,47 @@ impl<'r> Matrix<'r> {
         html
     }
 
-    /// One line per candidate: its counts, failures by severity, and what wrote the report.
+    /// One line per candidate: its root causes first (`specs/runner.md` §9), then its counts,
+    /// failures by severity, and what wrote the report; its root causes, worst first, under
+    /// a disclosure.
     fn summary(&self, html: &mut String) {
         html.push_str("<ul class=\"summary\">\n");
         for (report, counts) in self.reports.iter().zip(&self.counts) {
             let seed = report.seed.map_or(String::new(), |s| format!(", seed {s}"));
-            let _ = writeln!(
+            let headline = report
+                .root_cause_headline()
+                .map_or(String::new(), |h| format!("<b>{}</b>; ", escape(&h)));
+            let _ = write!(
                 html,
-                "<li><b>{}</b>: {} <span class=\"meta\">(tch {}, report schema {}{seed})</span></li>",
+                "<li><b>{}</b>: {headline}{} <span class=\"meta\">(tch {}, report schema {}{seed})</span>",
                 escape(report.candidate.shown_name()),
                 counts.line(),
                 escape(&report.tch_version),
                 report.schema,
             );
+            if !report.root_causes.is_empty() {
+                html.push_str(
+                    "<details><summary>root causes, worst first</summary><ol class=\"roots\">",
+                );
+                for root in &report.root_causes {
+                    let only = if root.realism == "synthetic" {
+                        ", synthetic only"
+                    } else {
+                        ""
+                    };
+                    let _ = write!(
+                        html,
+                        "<li><span class=\"{}\">{}{only}</span> {}: {} ({} cases)</li>",
+                        root.severity.name(),
+                        root.severity,
+                        escape(&root.id),
+                        escape(&root.title),
+                        root.cases.len()
+                    );
+                }
+                html.push_str("</ol></details>");
+            }
+            html.push_str("</li>\n");
         }
         html.push_str("</ul>\n");
     }

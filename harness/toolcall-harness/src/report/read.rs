@@ -61,8 +61,56 @@ pub struct SavedReport {
     /// The random cuts' seed.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The root causes of its failing bug cases, worst first (schema 5).
+    #[serde(default)]
+    pub root_causes: Vec<SavedRootCause>,
     /// One report per case, in run order.
     pub cases: Vec<SavedCase>,
+}
+
+/// A root cause as read back (schema 5, `specs/runner.md` §9).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedRootCause {
+    /// `RC1`, …
+    pub id: String,
+    /// Its one-line title.
+    #[serde(default)]
+    pub title: String,
+    /// Its severity.
+    pub severity: Severity,
+    /// `realistic` or `synthetic` (only).
+    #[serde(default)]
+    pub realism: String,
+    /// The cases it covers.
+    #[serde(default)]
+    pub cases: Vec<String>,
+    /// The command that replays its minimal form.
+    #[serde(default)]
+    pub replay: String,
+}
+
+impl SavedReport {
+    /// The headline of its root causes: `9 bugs in 212 cases (5 realistic, 4 synthetic
+    /// only)`; `None` before schema 5.
+    pub fn root_cause_headline(&self) -> Option<String> {
+        if self.schema < 5 {
+            return None;
+        }
+        let synthetic = self
+            .root_causes
+            .iter()
+            .filter(|r| r.realism == "synthetic")
+            .count();
+        let bugs = self.root_causes.len();
+        let cases: usize = self.root_causes.iter().map(|r| r.cases.len()).sum();
+        Some(format!(
+            "{bugs} {} in {cases} {} ({} realistic, {synthetic} synthetic only)",
+            if bugs == 1 { "bug" } else { "bugs" },
+            if cases == 1 { "case" } else { "cases" },
+            bugs - synthetic
+        ))
+    }
 }
 
 /// The candidate, as its argv and hello describe it.
@@ -346,8 +394,13 @@ impl Counts {
             1 => "1 known failure".to_owned(),
             n => format!("{n} known failures"),
         };
+        let divergent = if self.divergent > 0 {
+            format!(", {} divergent", self.divergent)
+        } else {
+            String::new()
+        };
         format!(
-            "{}, {failed}, {known}, {} n/a, {} skipped",
+            "{}, {failed}, {known}{divergent}, {} n/a, {} skipped",
             self.passed_line(),
             self.not_applicable,
             self.skipped
