@@ -10,6 +10,10 @@
 //!   refers to.
 //! - `no_stale_proptest_regressions`: every proptest regression file is the one a proptest
 //!   configuration of the repository reads.
+//! - `reports_readme_agrees_with_the_reports`: every figure `reports/README.md` gives of a
+//!   committed report (its table's cases passed, bug root causes and divergent cases; each
+//!   section's root causes with severity, realism and case count; divergences per reading) is
+//!   the one its `report.json` holds.
 //! - `rules_are_contract_or_choice_and_choices_carry_alternatives` (`specs/corpus.md`, contract
 //!   and choice): every rule of a dialect spec carries one mark, `{contract}` or
 //!   `{choice: READING, …}`; every corpus case that cites a choice rule has, for each of its
@@ -260,6 +264,144 @@ fn rule_texts(text: &str) -> Vec<(usize, String, String)> {
         rules.push((*line_no, id.clone(), body.join("\n")));
     }
     rules
+}
+
+#[test]
+fn reports_readme_agrees_with_the_reports() {
+    let repo = Repo::load();
+    let readme = repo.read("reports/README.md");
+    let mut problems = Vec::new();
+    let load = |folder: &str| -> Option<serde_json::Value> {
+        serde_json::from_str(&repo.read(&format!("reports/{folder}/report.json"))).ok()
+    };
+    // The table: `| [`NAME`](NAME/summary.md) | … | P of J | B (R realistic, S synthetic only)
+    // in C | D |`.
+    let mut rows = 0;
+    for (line_no, line) in readme.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        let Some(folder) = line
+            .strip_prefix("| [`")
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(name, _)| name)
+        else {
+            continue;
+        };
+        rows += 1;
+        let Some(json) = load(folder) else {
+            problems.push(format!(
+                "reports/README.md:{line_no}: no reports/{folder}/report.json"
+            ));
+            continue;
+        };
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let summary = &json["summary"];
+        let count = |key: &str| summary[key].as_u64().unwrap_or(0);
+        let judged =
+            count("passed") + count("failed") + count("knownFailures") + count("divergent");
+        let roots = json["rootCauses"].as_array().cloned().unwrap_or_default();
+        let synthetic = roots.iter().filter(|r| r["realism"] == "synthetic").count();
+        let root_cases: usize = roots
+            .iter()
+            .map(|r| r["cases"].as_array().map_or(0, Vec::len))
+            .sum();
+        let expected = [
+            format!("{} of {judged}", count("passed")),
+            format!(
+                "{} ({} realistic, {synthetic} synthetic only) in {root_cases}",
+                roots.len(),
+                roots.len() - synthetic
+            ),
+            count("divergent").to_string(),
+        ];
+        for (want, got) in expected.iter().zip(cells.iter().skip(4)) {
+            if want != got {
+                problems.push(format!(
+                    "reports/README.md:{line_no}: {folder}: the table says `{got}`, its report.json `{want}`"
+                ));
+            }
+        }
+    }
+    if rows == 0 {
+        problems.push(
+            "reports/README.md: no candidate table rows (`| [`NAME`](NAME/summary.md) | …`)".into(),
+        );
+    }
+    // Root causes and divergences in each candidate's section (its heading names its folder
+    // in backticks): `- **RC3** critical, realistic, 12 cases: …` and `- divergence `READING`:
+    // N cases`.
+    let mut section: Option<(String, serde_json::Value)> = None;
+    for (line_no, line) in readme.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        if let Some(heading) = line.strip_prefix("### ") {
+            section = heading
+                .split('`')
+                .nth(1)
+                .and_then(|folder| load(folder).map(|r| (folder.to_owned(), r)));
+            continue;
+        }
+        let Some((folder, json)) = &section else {
+            continue;
+        };
+        if let Some(rest) = line.strip_prefix("- **RC") {
+            let Some((number, rest)) = rest.split_once("** ") else {
+                continue;
+            };
+            let id = format!("RC{number}");
+            let Some(root) = json["rootCauses"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| r["id"] == id.as_str())
+            else {
+                problems.push(format!(
+                    "reports/README.md:{line_no}: {folder} has no root cause {id}"
+                ));
+                continue;
+            };
+            let cases = root["cases"].as_array().map_or(0, Vec::len);
+            let realism = if root["realism"] == "synthetic" {
+                "synthetic only"
+            } else {
+                "realistic"
+            };
+            let want = format!(
+                "{}, {realism}, {cases} {}:",
+                root["severity"].as_str().unwrap_or_default(),
+                if cases == 1 { "case" } else { "cases" }
+            );
+            if !rest.starts_with(&want) {
+                problems.push(format!(
+                    "reports/README.md:{line_no}: {folder} {id}: the README says `{}`, its report.json `{want}`",
+                    rest.split(':').next().unwrap_or_default()
+                ));
+            }
+        } else if let Some(rest) = line.strip_prefix("- divergence `") {
+            let Some((reading, rest)) = rest.split_once("`: ") else {
+                continue;
+            };
+            let n = json["cases"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| {
+                    c["status"] == "divergent"
+                        && c["findings"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|f| f["reading"] == reading)
+                })
+                .count();
+            let want = format!("{n} {}", if n == 1 { "case" } else { "cases" });
+            if !rest.starts_with(&want) {
+                problems.push(format!(
+                    "reports/README.md:{line_no}: {folder}: divergence {reading}: the README says `{rest}`, its report.json {want}"
+                ));
+            }
+        }
+    }
+    report(
+        "figures of reports/README.md against the report.json files",
+        problems,
+    );
 }
 
 #[test]
