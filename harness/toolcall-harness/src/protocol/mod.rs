@@ -251,6 +251,25 @@ mod tests {
             Reply::parse(r#"{"type":"hello","protocol":1,"dialects":["md-fence"]}"#),
             Ok(Reply::Hello(Hello { protocol: 1, .. }))
         ));
+        // A reproduction template is read when given, and absent otherwise.
+        let with = r#"{"type":"hello","protocol":1,"dialects":[],"reproduction":{"language":"python","template":"c = {{CHUNKS}}"}}"#;
+        let Ok(Reply::Hello(hello)) = Reply::parse(with) else {
+            panic!("a hello");
+        };
+        assert_eq!(
+            hello.reproduction,
+            Some(Reproduction {
+                language: "python".into(),
+                template: "c = {{CHUNKS}}".into()
+            })
+        );
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[]}"#),
+            Ok(Reply::Hello(Hello {
+                reproduction: None,
+                ..
+            }))
+        ));
         assert!(matches!(
             Reply::parse(r#"{"type":"hello"}"#),
             Err(ReplyError::BadHello(_))

@@ -363,7 +363,7 @@ mod tests {
         let stream = "Note ```x``` <tool_call>{\"name\": \"GetWeather\"}</tool_call>";
         RootCause {
             id: "RC1".into(),
-            slug: "hermes-chunk-dependent-missing-call-cut-in-tool-call".into(),
+            slug: "hermes-missing-call-cut-in-tool-call".into(),
             title: "hermes: loses a call when a chunk ends at `<tool_` (synthetic cuts only)"
                 .into(),
             dialect: Dialect::Hermes,
@@ -500,9 +500,11 @@ mod tests {
         second.cases = vec!["hermes/x".into()];
         let index = render_index(&[root(), second], &context);
         assert!(index.starts_with("# Bugs of parser 1.2.3\n\n2 root causes in 8 failing cases"));
-        assert!(index.contains(
-            "| [01](01-hermes-chunk-dependent-missing-call-cut-in-tool-call.md) | hermes: loses a call"
-        ));
+        assert!(
+            index.contains(
+                "| [01](01-hermes-missing-call-cut-in-tool-call.md) | hermes: loses a call"
+            )
+        );
         assert!(
             index.contains(
                 "| [02](02-hermes-lost-text.md) | hermes: a \\| b | high | realistic | 1 |"

@@ -46,9 +46,21 @@ impl Naming<'_> {
         format!("{}: {symptoms} {place}{only}", self.dialect)
     }
 
-    /// `hermes-chunk-dependent-missing-call-cut-in-tool-call`, at most [`MAX_SLUG`] chars.
+    /// `hermes-missing-call-cut-in-tool-call`, at most [`MAX_SLUG`] chars.
     pub(crate) fn slug(&self) -> String {
-        let verdicts: Vec<&str> = self.verdicts.iter().map(|v| v.name()).collect();
+        // `chunk-dependent` says only that a chunking differs; its symptoms say the bug, and
+        // the room is better spent on where it shows.
+        let symptoms: Vec<&str> = self
+            .verdicts
+            .iter()
+            .filter(|v| **v != Verdict::ChunkDependent)
+            .map(|v| v.name())
+            .collect();
+        let verdicts = if symptoms.is_empty() {
+            vec![Verdict::ChunkDependent.name()]
+        } else {
+            symptoms
+        };
         let hint = match self.cut_marker() {
             Some((marker, _)) => format!("cut-in-{}", kebab(marker)),
             None => self
@@ -75,7 +87,7 @@ impl Naming<'_> {
                         .match_indices(marker.as_str())
                         .find_map(|(start, _)| {
                             (start < cut && cut < start + marker.len())
-                                .then_some((marker.as_str(), cut - start))
+                                .then(|| (marker.as_str(), cut - start))
                         })
                 })
         })
@@ -211,9 +223,19 @@ mod tests {
             naming.title(),
             "hermes: loses a call when a chunk ends at `<tool_` (synthetic cuts only)"
         );
+        assert_eq!(naming.slug(), "hermes-missing-call-cut-in-tool-call");
+        // A cut before a marker is not in it.
+        let later = format!("ab{stream}");
+        let skeleton = Skeleton::of(&later, &markers);
+        let cut_later = Naming {
+            stream: &later,
+            skeleton: &skeleton,
+            cuts: &[1, 8],
+            ..naming
+        };
         assert_eq!(
-            naming.slug(),
-            "hermes-chunk-dependent-missing-call-cut-in-tool-call"
+            cut_later.title(),
+            "hermes: loses a call when a chunk ends at `<tool_` (synthetic cuts only)"
         );
         let conformance = Naming {
             verdicts: &[Verdict::LostText, Verdict::LeakedMarkup],
