@@ -273,12 +273,25 @@ impl Form {
     }
 
     /// Whether a finding says the same as this form's (R9.2): the same verdicts, layer and
-    /// realism.
+    /// realism, and its detail quotes the same of the dialect's markers (the text it says was
+    /// lost, leaked or misread holds the same markup), so that a lost block of markup does not
+    /// shrink into a lost lone `<`, another bug with the same verdicts.
     fn same(&self, finding: &Finding) -> bool {
         finding.verdicts == self.finding.verdicts
             && finding.layer == self.layer
             && finding.realism == Some(self.realism)
+            && quoted_markers(&finding.detail, &self.markers)
+                == quoted_markers(&self.finding.detail, &self.markers)
     }
+}
+
+/// Which of `markers` (those of two bytes or more, as a skeleton counts them) `detail` quotes.
+fn quoted_markers(detail: &str, markers: &[String]) -> Vec<bool> {
+    markers
+        .iter()
+        .filter(|m| m.len() > 1)
+        .map(|m| detail.contains(m.as_str()))
+        .collect()
 }
 
 /// Counts replays against the budget.
