@@ -213,6 +213,16 @@ impl fmt::Display for Finding {
     }
 }
 
+/// What a case's findings are, together: `report.json`'s per-case `class`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaseClass {
+    /// Some finding is a bug.
+    Bug,
+    /// Every finding is a divergence.
+    Divergence,
+}
+
 /// How a case ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -273,6 +283,10 @@ pub struct CaseReport {
     pub dialect: String,
     /// How it ended.
     pub status: Status,
+    /// `bug` when some finding is a bug, `divergence` when its findings are divergences only
+    /// (`specs/runner.md` R3.5); none without findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<CaseClass>,
     /// Its worst bug finding's severity; none when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
@@ -312,6 +326,7 @@ impl CaseReport {
             case: case.to_owned(),
             dialect: dialect.to_owned(),
             status: Status::Passed,
+            class: None,
             severity: None,
             reasons: Vec::new(),
             findings: Vec::new(),
@@ -373,11 +388,17 @@ impl CaseReport {
                 self.findings.insert(at, new);
             }
         }
-        self.status = if self.findings.iter().any(Finding::is_bug) {
+        let bug = self.findings.iter().any(Finding::is_bug);
+        self.status = if bug {
             Status::Failed
         } else {
             Status::Divergent
         };
+        self.class = Some(if bug {
+            CaseClass::Bug
+        } else {
+            CaseClass::Divergence
+        });
     }
 
     /// Whether some finding is a bug.

@@ -24,7 +24,7 @@ pub mod verdict;
 pub use conformance::{comparable, conformance};
 pub use diff::Sides;
 pub use expect::Expectations;
-pub use finding::{CaseReport, Class, Finding, Status, Tally};
+pub use finding::{CaseClass, CaseReport, Class, Finding, Status, Tally};
 pub use reference::check_reference;
 pub use replay::{StreamJudge, verdict_of};
 pub use severity::Severity;
