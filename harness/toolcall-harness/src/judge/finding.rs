@@ -380,10 +380,15 @@ impl CaseReport {
             // Only a streaming finding can be shown under fewer chunks.
             Some(old) if new.layer == Layer::Streaming => *old = new,
             Some(_) => {}
-            // Worst first (R4.3), in the order found within one severity; divergences,
-            // which have none, after every bug.
+            // Worst first (R4.3), realistic before synthetic within one severity (R1.4), in
+            // the order found within those; divergences, which have none, after every bug.
             None => {
-                let rank = |f: &Finding| f.severity.map_or(Severity::ALL.len(), |s| s as usize);
+                let rank = |f: &Finding| {
+                    (
+                        f.severity.map_or(Severity::ALL.len(), |s| s as usize),
+                        f.realism == Some(Realism::Synthetic),
+                    )
+                };
                 let at = self.findings.partition_point(|f| rank(f) <= rank(&new));
                 self.findings.insert(at, new);
             }
@@ -404,6 +409,13 @@ impl CaseReport {
     /// Whether some finding is a bug.
     pub fn has_bug(&self) -> bool {
         self.findings.iter().any(Finding::is_bug)
+    }
+
+    /// Whether every bug finding it has was seen only under chunkings that cut a marker
+    /// (R1.4): its severity is then shown as `synthetic only`.
+    pub fn synthetic_only(&self) -> bool {
+        let mut bugs = self.findings.iter().filter(|f| f.is_bug()).peekable();
+        bugs.peek().is_some() && bugs.all(|f| f.realism == Some(Realism::Synthetic))
     }
 
     /// The reading its divergence follows, if it has one.

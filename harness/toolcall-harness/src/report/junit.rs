@@ -35,6 +35,9 @@ pub fn render(
                     let verdicts: Vec<&str> = case.verdicts().iter().map(|v| v.name()).collect();
                     failure.set_message(match case.severity {
                         None => "fixed: remove it from --expect-fail".to_owned(),
+                        Some(severity) if case.synthetic_only() => {
+                            format!("{severity}, synthetic only: {}", verdicts.join(", "))
+                        }
                         Some(severity) => format!("{severity}: {}", verdicts.join(", ")),
                     });
                     failure.set_type(verdicts.first().copied().unwrap_or("fixed"));

@@ -117,9 +117,14 @@ pub fn render(report: &RunReport) -> String {
                 let _ = writeln!(md, "- `{}`: fixed (listed in --expect-fail)", case.case);
                 continue;
             };
+            let only = if case.synthetic_only() {
+                ", synthetic only"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 md,
-                "- **{}** `{}`: {} ({}) under `{}`: {}; replay with `{}`",
+                "- **{}{only}** `{}`: {} ({}) under `{}`: {}; replay with `{}`",
                 finding.grade(),
                 case.case,
                 finding.verdict_names(),

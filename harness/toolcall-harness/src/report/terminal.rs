@@ -87,8 +87,13 @@ pub fn print_failures(
             None => writeln!(out, "FAIL {} [fixed]", report.case)?,
             Some(severity) => writeln!(
                 out,
-                "FAIL {} {severity} [{}] ({})",
+                "FAIL {} {severity}{} [{}] ({})",
                 report.case,
+                if report.synthetic_only() {
+                    ", synthetic only"
+                } else {
+                    ""
+                },
                 verdicts.join(", "),
                 layers.join(", ")
             )?,
