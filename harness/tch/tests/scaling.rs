@@ -54,7 +54,7 @@ fn time_is_judged_as_the_stream_grows() {
         assert!(points.len() >= 3, "{case}");
         assert!(case["scaling"]["exponent"].as_f64().is_some(), "{case}");
     }
-    assert_eq!(saved["schema"], 4);
+    assert_eq!(saved["schema"], 5);
 
     // The templates, through the same cases of the dialects they speak.
     for (name, template) in [

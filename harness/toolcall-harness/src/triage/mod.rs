@@ -68,7 +68,7 @@ impl Default for TriageOptions {
     fn default() -> Self {
         TriageOptions {
             budget: Budget::Time(Duration::from_secs(60)),
-            tries_per_case: 1000,
+            tries_per_case: 400,
         }
     }
 }
@@ -389,8 +389,11 @@ struct Key {
     layer: Layer,
     verdicts: Vec<Verdict>,
     synthetic: bool,
-    prefill: Skeleton,
-    stream: Skeleton,
+    /// The dialect's markers the stream and its prefill hold, each once: which markup the
+    /// minimal form needs, however often it repeats it.
+    markers: std::collections::BTreeSet<String>,
+    /// Which markers the finding's detail quotes: the markup of the text it says went wrong.
+    quoted: Vec<bool>,
 }
 
 /// Groups forms by [`Key`] (R9.3), picks each group's shown form, orders (R9.4), names.
@@ -403,8 +406,12 @@ fn group(cases: &[FailingCase], forms: Vec<Form>, tools: &Arc<Registry>) -> Vec<
             layer: form.layer,
             verdicts: form.finding.verdicts.clone(),
             synthetic: form.realism == Realism::Synthetic,
-            prefill: Skeleton::of(&case.prefill, &form.markers),
-            stream: Skeleton::of(&form.stream, &form.markers),
+            markers: Skeleton::of(&case.prefill, &form.markers)
+                .markers()
+                .chain(Skeleton::of(&form.stream, &form.markers).markers())
+                .map(str::to_owned)
+                .collect(),
+            quoted: quoted_markers(&form.finding.detail, &form.markers),
         };
         groups.entry(key).or_default().push(form);
     }
@@ -453,7 +460,7 @@ fn root_cause(
         .expect("a group has a member");
     let case = &cases[shown.index];
     let realism = shown.realism;
-    let skeleton = &key.stream;
+    let skeleton = &Skeleton::of(&shown.stream, &shown.markers);
     let naming = Naming {
         dialect: case.dialect.name(),
         verdicts: &key.verdicts,
