@@ -101,7 +101,7 @@ pub struct RootCause {
     pub dialect: Dialect,
     /// The verdicts' severity (R4.3).
     pub severity: Severity,
-    /// The verdicts every member's finding has.
+    /// The shown member's verdicts; every member's finding shares their primary one (R9.3).
     pub verdicts: Vec<Verdict>,
     /// Their layer.
     pub layer: Layer,
@@ -382,18 +382,27 @@ fn shrink_case<C: StreamCandidate>(
     }
 }
 
-/// What makes two failures one root cause (R9.3).
+/// What makes two failures one root cause (R9.3): where (the dialect's parser, the layer,
+/// realism) and what an agent suffers first (the primary verdict).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     dialect: &'static str,
     layer: Layer,
-    verdicts: Vec<Verdict>,
     synthetic: bool,
-    /// The dialect's markers the stream and its prefill hold, each once: which markup the
-    /// minimal form needs, however often it repeats it.
-    markers: std::collections::BTreeSet<String>,
-    /// Which markers the finding's detail quotes: the markup of the text it says went wrong.
-    quoted: Vec<bool>,
+    primary: Verdict,
+}
+
+/// The verdict that says most of a finding (R9.3): of those with the worst severity, the
+/// first in [`Verdict::ALL`]; `chunk-dependent` or `flaky` only when there is no other.
+pub fn primary_verdict(verdicts: &[Verdict]) -> Verdict {
+    let severity = Severity::of(verdicts);
+    verdicts
+        .iter()
+        .copied()
+        .filter(|v| Severity::of_verdict(*v) == Some(severity))
+        .min()
+        .or_else(|| verdicts.iter().copied().min())
+        .unwrap_or(Verdict::ChunkDependent)
 }
 
 /// Groups forms by [`Key`] (R9.3), picks each group's shown form, orders (R9.4), names.
@@ -404,14 +413,8 @@ fn group(cases: &[FailingCase], forms: Vec<Form>, tools: &Arc<Registry>) -> Vec<
         let key = Key {
             dialect: case.dialect.name(),
             layer: form.layer,
-            verdicts: form.finding.verdicts.clone(),
             synthetic: form.realism == Realism::Synthetic,
-            markers: Skeleton::of(&case.prefill, &form.markers)
-                .markers()
-                .chain(Skeleton::of(&form.stream, &form.markers).markers())
-                .map(str::to_owned)
-                .collect(),
-            quoted: quoted_markers(&form.finding.detail, &form.markers),
+            primary: primary_verdict(&form.finding.verdicts),
         };
         groups.entry(key).or_default().push(form);
     }
@@ -420,13 +423,13 @@ fn group(cases: &[FailingCase], forms: Vec<Form>, tools: &Arc<Registry>) -> Vec<
     roots.sort_by(|(a, a_forms), (b, b_forms)| {
         let first = |forms: &[Form]| cases[forms[0].index].id.clone();
         (
-            Severity::of(&a.verdicts),
+            Severity::of(&[a.primary]),
             a.synthetic,
             std::cmp::Reverse(a_forms.len()),
             first(a_forms),
         )
             .cmp(&(
-                Severity::of(&b.verdicts),
+                Severity::of(&[b.primary]),
                 b.synthetic,
                 std::cmp::Reverse(b_forms.len()),
                 first(b_forms),
@@ -463,7 +466,7 @@ fn root_cause(
     let skeleton = &Skeleton::of(&shown.stream, &shown.markers);
     let naming = Naming {
         dialect: case.dialect.name(),
-        verdicts: &key.verdicts,
+        verdicts: &shown.finding.verdicts,
         layer: key.layer,
         realism,
         skeleton,
@@ -477,8 +480,8 @@ fn root_cause(
         slug: naming.slug(),
         title: naming.title(),
         dialect: case.dialect,
-        severity: Severity::of(&key.verdicts),
-        verdicts: key.verdicts.clone(),
+        severity: Severity::of(&shown.finding.verdicts),
+        verdicts: shown.finding.verdicts.clone(),
         layer: key.layer,
         realism,
         cases: forms.iter().map(|f| cases[f.index].id.clone()).collect(),

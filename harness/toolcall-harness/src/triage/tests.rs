@@ -365,3 +365,24 @@ fn a_case_left_unshrunk_joins_the_root_cause_its_own_skeleton_matches() {
     assert_eq!(roots[0].case, "hermes/first");
     assert_eq!(roots[0].minimal, alone.root_causes[0].minimal);
 }
+
+#[test]
+fn the_primary_verdict_is_the_worst_one_first_in_tchs_order() {
+    use crate::triage::primary_verdict;
+    assert_eq!(
+        primary_verdict(&[Verdict::LostText, Verdict::ExtraCall, Verdict::MissingError]),
+        Verdict::ExtraCall
+    );
+    assert_eq!(
+        primary_verdict(&[
+            Verdict::ChunkDependent,
+            Verdict::Reasoning,
+            Verdict::LostText
+        ]),
+        Verdict::LostText
+    );
+    assert_eq!(
+        primary_verdict(&[Verdict::ChunkDependent]),
+        Verdict::ChunkDependent
+    );
+}
