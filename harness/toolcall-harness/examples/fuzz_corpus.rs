@@ -14,7 +14,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use toolcall_harness::corpus::{bundled_cases, bundled_definition_cases};
 use toolcall_harness::definitions::{Kind, bundled_registry};
-use toolcall_harness::fuzz::fragments::PREFILLS;
+use toolcall_harness::fuzz::fragments::prefills;
 use toolcall_harness::fuzz::{FuzzInput, check_definition, check_stream, definition_input};
 use toolcall_harness::split::{chunk_vector, chunks_at};
 
@@ -40,7 +40,7 @@ fn seeds(dir: &Path) -> Result<()> {
         let input = FuzzInput {
             dialect: case.dialect,
             // A prefill the format cannot name is left out: the stream alone is a seed too.
-            prefill: PREFILLS
+            prefill: prefills()
                 .iter()
                 .find(|p| **p == case.prefill)
                 .copied()

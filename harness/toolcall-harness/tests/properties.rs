@@ -12,7 +12,7 @@ use toolcall_harness::corpus::Case;
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::event::Event;
-use toolcall_harness::fuzz::fragments::FRAGMENTS;
+use toolcall_harness::fuzz::fragments::fragments;
 use toolcall_harness::judge::check_reference;
 use toolcall_harness::normalize::Normalize;
 use toolcall_harness::parser;
@@ -25,7 +25,7 @@ static TOOLS: LazyLock<Arc<Registry>> =
 /// A stream from the fuzzers' grammar: syntax pieces of every dialect, blanks, line ends and
 /// multi-byte text.
 fn stream() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(FRAGMENTS), 0..24).prop_map(|parts| parts.concat())
+    prop::collection::vec(prop::sample::select(fragments()), 0..24).prop_map(|parts| parts.concat())
 }
 
 /// A stream with a sorted set of cut points inside it (duplicates make empty chunks).
@@ -109,80 +109,19 @@ proptest! {
 
 #[test]
 fn generated_calls_are_recognised() {
-    // The fragments can form real calls in every dialect: the properties above see them.
-    let samples = [
-        (Dialect::MdFence, "```tool x c1\na: 1\n```\n"),
-        (
-            Dialect::Tag,
-            "<GetWeather>```json\n{\"location\":\"Paris\"}```</GetWeather>",
-        ),
-        (
-            Dialect::Signature,
-            "###:{\"signature\":\"CLIENT_TOOL_CALL\",\"toolName\":\"read_file\"}",
-        ),
-        (
-            Dialect::Hermes,
-            "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>",
-        ),
-        (
-            Dialect::Qwen3Coder,
-            "<tool_call><function=search_files>\n<parameter=max_results>\n1</parameter></function>",
-        ),
-        (
-            Dialect::Harmony,
-            "<|start|>assistant<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{}<|call|>",
-        ),
-        (
-            Dialect::DeepSeekV3,
-            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{}\n```<｜tool▁call▁end｜>",
-        ),
-        (
-            Dialect::DeepSeekV31,
-            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
-        ),
-        (
-            Dialect::DeepSeekV32,
-            "\n\n<｜DSML｜function_calls><｜DSML｜invoke name=\"get_weather\"></｜DSML｜invoke>",
-        ),
-        (
-            Dialect::DeepSeekV41,
-            "<｜DSML｜ calls><｜DSML｜ invoke name=\"f\"/>",
-        ),
-        (
-            Dialect::KimiK2,
-            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
-        ),
-        (
-            Dialect::KimiK3,
-            "<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|close|>call<|sep|>",
-        ),
-        (
-            Dialect::Glm45,
-            "<tool_call>search_files\n<arg_key>max_results</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
-        ),
-        (Dialect::Glm47, "<tool_call>get_time</tool_call>"),
-        (
-            Dialect::Gemma4,
-            "<|tool_call>call:f{n:1,o:{a:[true,null]}}<tool_call|>",
-        ),
-        (Dialect::Mistral, "[TOOL_CALLS]x[ARGS]{}"),
-        (
-            Dialect::Llama3Json,
-            "<|python_tag|>{\"name\": \"f\", \"arguments\": {}}",
-        ),
-        (Dialect::Pythonic, "[GetWeather(location=\"Paris\")]"),
-        (
-            Dialect::MinimaxM2,
-            "<minimax:tool_call><invoke name=\"GetWeather\"><parameter name=\"location\">Paris</parameter></invoke>",
-        ),
-    ];
-    for (dialect, text) in samples {
-        let mut parser = dialect.reference_parser(&TOOLS, "");
-        let events = parser::run(parser.as_mut(), [text]).events;
-        assert!(
-            events.iter().any(|e| matches!(e, Event::ToolCall(_))),
-            "{dialect}: {events:?}"
-        );
+    // The fragments can form real calls in every dialect: the properties above see them. Each
+    // sample is a stream its descriptor says holds a call; every dialect has one.
+    for &dialect in Dialect::ALL {
+        let samples = dialect.descriptor().samples;
+        assert!(!samples.is_empty(), "{dialect} has no sample");
+        for sample in samples {
+            let mut parser = dialect.reference_parser(&TOOLS, "");
+            let events = parser::run(parser.as_mut(), [*sample]).events;
+            assert!(
+                events.iter().any(|e| matches!(e, Event::ToolCall(_))),
+                "{dialect}: {sample:?} gives {events:?}"
+            );
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use toolcall_harness::corpus::{bundled_cases, bundled_definition_cases};
 use toolcall_harness::definitions::bundled_registry;
-use toolcall_harness::fuzz::fragments::PREFILLS;
+use toolcall_harness::fuzz::fragments::prefills;
 use toolcall_harness::fuzz::{FuzzInput, check_definition, check_stream};
 use toolcall_harness::split;
 
@@ -18,7 +18,7 @@ fn every_corpus_case_is_a_seed_that_passes_the_oracles() {
         let input = FuzzInput {
             dialect: case.dialect,
             // A prefill the format cannot name is left out: the stream alone is a seed too.
-            prefill: PREFILLS
+            prefill: prefills()
                 .iter()
                 .find(|p| **p == case.prefill)
                 .copied()

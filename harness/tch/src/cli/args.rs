@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use toolcall_harness::corpus::Selection;
 use toolcall_harness::definitions::{bundled_registry, load_registry};
 use toolcall_harness::dialect::Dialect;
@@ -20,8 +20,12 @@ use toolcall_harness::tools::Registry;
 
 /// `--dialect`'s values, listed in `--help`.
 pub(super) fn dialect_parser() -> impl TypedValueParser<Value = Dialect> {
-    PossibleValuesParser::new(Dialect::ALL.iter().map(|d| d.name()))
-        .try_map(|name| name.parse::<Dialect>())
+    PossibleValuesParser::new(
+        Dialect::ALL
+            .iter()
+            .map(|d| PossibleValue::new(d.name()).help(d.descriptor().models)),
+    )
+    .try_map(|name| name.parse::<Dialect>())
 }
 
 /// `--splits`'s values, listed in `--help`.

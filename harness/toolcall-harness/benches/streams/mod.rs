@@ -10,10 +10,9 @@ use std::sync::Arc;
 
 use serde_json::json;
 use toolcall_harness::definitions::bundled_registry;
-use toolcall_harness::dialect::Dialect;
+use toolcall_harness::dialect::{CallAround, Dialect, Values};
 use toolcall_harness::event::Event;
 use toolcall_harness::parser::{self, Run};
-use toolcall_harness::scaling;
 use toolcall_harness::split;
 use toolcall_harness::tools::Registry;
 
@@ -162,19 +161,10 @@ pub fn argument(bytes: usize, seed: u64) -> String {
     text
 }
 
-/// How a dialect writes a string argument inside its call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Encoding {
-    /// Inside a JSON string (or a YAML double-quoted scalar, whose escapes JSON's are).
-    Json,
-    /// As is (the XML-like dialects' string parameters).
-    Raw,
-}
-
 /// One dialect's call to `GetWeather`: what comes before its `location` argument and after
-/// it, as `tch`'s scaling cases write it (`scaling::call_around`), on a line of its own.
+/// it, as its descriptor writes it (`Descriptor::call`), on a line of its own.
 pub struct Call {
-    encoding: Encoding,
+    values: Values,
     before: String,
     after: &'static str,
 }
@@ -182,21 +172,13 @@ pub struct Call {
 impl Call {
     /// The `n`th call of a stream (some dialects number their ids) in `dialect`.
     pub fn of(dialect: Dialect, n: usize) -> Call {
-        let (before, after) = scaling::call_around(dialect);
-        let encoding = match dialect {
-            Dialect::Qwen3Coder
-            | Dialect::DeepSeekV32
-            | Dialect::DeepSeekV4
-            | Dialect::DeepSeekV41
-            | Dialect::KimiK3
-            | Dialect::Glm45
-            | Dialect::Glm47
-            | Dialect::Gemma4
-            | Dialect::MinimaxM2 => Encoding::Raw,
-            _ => Encoding::Json,
-        };
+        let CallAround {
+            before,
+            after,
+            values,
+        } = dialect.descriptor().call;
         Call {
-            encoding,
+            values,
             // The line-based dialects (md-fence, signature, DSML) open a call at a line start.
             before: format!("\n{}", before.replace("{n}", &(n + 1).to_string())),
             after,
@@ -206,9 +188,9 @@ impl Call {
     /// The call with `argument` as its `location`, appended to `out`.
     pub fn write(&self, argument: &str, out: &mut String) {
         out.push_str(&self.before);
-        match self.encoding {
-            Encoding::Raw => out.push_str(argument),
-            Encoding::Json => {
+        match self.values {
+            Values::Text => out.push_str(argument),
+            Values::Json => {
                 let quoted = serde_json::to_string(argument).expect("a string serialises");
                 out.push_str(&quoted[1..quoted.len() - 1]);
             }

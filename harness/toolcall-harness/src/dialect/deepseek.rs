@@ -7,9 +7,12 @@
 
 mod call;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    Action, Block, END_THINK, End, Grammar, Marker, Mode, Outcome, Reading, THINK, section_markers,
+    sectioned,
 };
+use sectioned::SECTION;
 
 use call::CallError;
 
@@ -21,72 +24,75 @@ pub(crate) const V3_DEFAULT_PREFILL: &str = "";
 /// as the spec names it.
 pub(crate) const V31_DEFAULT_PREFILL: &str = "";
 
+/// `deepseek-v3`, described (`Dialect::DeepSeekV3`).
+pub(crate) static V3_DIALECT: Descriptor = Descriptor {
+    name: "deepseek-v3",
+    models: "DeepSeek V3, R1",
+    parser: Parser::Kit(&V3),
+    default_prefill: V3_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>GetWeather\n```json\n{\"location\": \"",
+        after: "\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<｜tool▁calls▁begin｜>",
+        "<｜tool▁call▁begin｜>",
+        "<｜tool▁sep｜>",
+        "<｜tool▁call▁end｜>",
+        "<｜tool▁calls▁end｜>",
+        "function<｜tool▁sep｜>get_weather\n```json\n",
+        "\n```",
+    ],
+    prefills: &["<｜Assistant｜></think>", "<｜Assistant｜><think>"],
+    samples: &[
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{}\n```<｜tool▁call▁end｜>",
+    ],
+};
+
+/// `deepseek-v3.1`, described (`Dialect::DeepSeekV31`).
+pub(crate) static V31_DIALECT: Descriptor = Descriptor {
+    name: "deepseek-v3.1",
+    models: "DeepSeek V3.1",
+    parser: Parser::Kit(&V31),
+    default_prefill: V31_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>GetWeather<｜tool▁sep｜>{\"location\": \"",
+        after: "\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        values: Values::Json,
+    },
+    fragments: &[],
+    prefills: &["<｜Assistant｜></think>", "<｜Assistant｜><think>"],
+    samples: &["<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"],
+};
+
 const SECTION_OPENER: &str = "<｜tool▁calls▁begin｜>";
 const SECTION_CLOSER: &str = "<｜tool▁calls▁end｜>";
 const CALL_OPENER: &str = "<｜tool▁call▁begin｜>";
 const CALL_CLOSER: &str = "<｜tool▁call▁end｜>";
 
-/// Modes (DS2.1): text, reasoning, a section between calls, and stray text in a section.
-const TEXT: usize = 0;
-const SECTION: usize = 2;
-const STRAY: usize = 3;
+/// DS2.2: in text only the section opener and `<think>` are markers; a call opener outside a
+/// section is text (DS2.8). DS2.3: in reasoning only `</think>` is (E4.4).
+const TEXT_MARKERS: &[Marker] = &[
+    Marker {
+        literal: SECTION_OPENER,
+        action: Action::Switch(SECTION),
+    },
+    THINK,
+];
 
-/// The modes of a dialect whose call blocks are `$call`.
-macro_rules! modes {
-    ($call:expr) => {
-        &[
-            // DS2.2: in text only the section opener and `<think>` are markers; a call opener
-            // outside a section is text (DS2.8).
-            Mode {
-                content: Content::Text,
-                markers: &[
-                    Marker {
-                        literal: SECTION_OPENER,
-                        action: Action::Switch(SECTION),
-                    },
-                    THINK,
-                ],
-            },
-            // DS2.3: in reasoning only `</think>` is a marker (E4.4).
-            THINKING,
-            // DS2.4: between calls, blanks are markup; any other char starts stray text.
-            Mode {
-                content: Content::Gap { stray: STRAY },
-                markers: &[
-                    Marker {
-                        literal: CALL_OPENER,
-                        action: Action::Block($call),
-                    },
-                    Marker {
-                        literal: SECTION_CLOSER,
-                        action: Action::Switch(TEXT),
-                    },
-                ],
-            },
-            // DS2.5: stray text is text that still recognises the section's markers, so the
-            // section goes on after it, its blanks included.
-            Mode {
-                content: Content::Text,
-                markers: &[
-                    Marker {
-                        literal: CALL_OPENER,
-                        action: Action::Block($call),
-                    },
-                    Marker {
-                        literal: SECTION_CLOSER,
-                        action: Action::Switch(TEXT),
-                    },
-                ],
-            },
-        ]
-    };
-}
+/// DS2.4, DS2.5: between calls and in stray text, the call opener and the section closer.
+static V3_SECTION: [Marker; 2] = section_markers(CALL_OPENER, &V3_CALL, SECTION_CLOSER);
+static V31_SECTION: [Marker; 2] = section_markers(CALL_OPENER, &V31_CALL, SECTION_CLOSER);
+
+static V3_MODES: [Mode; 4] = sectioned(TEXT_MARKERS, END_THINK, &V3_SECTION);
+static V31_MODES: [Mode; 4] = sectioned(TEXT_MARKERS, END_THINK, &V31_SECTION);
 
 /// DeepSeek-V3, V3-0324, R1: `function<｜tool▁sep｜>NAME` and a ```` ```json ```` fence.
-pub(crate) static V3: Grammar = Grammar::new(modes!(&V3_CALL));
+pub(crate) static V3: Grammar = Grammar::new(&V3_MODES);
 
 /// DeepSeek-V3.1: `NAME<｜tool▁sep｜>JSON`.
-pub(crate) static V31: Grammar = Grammar::new(modes!(&V31_CALL));
+pub(crate) static V31: Grammar = Grammar::new(&V31_MODES);
 
 /// DS2.6: a block ends at its first `<｜tool▁call▁end｜>`, nothing else ends it.
 static V3_CALL: Block = Block::new(&[CALL_CLOSER], decode_v3, unterminated);
@@ -100,11 +106,11 @@ fn content<'a>(reading: &Reading<'a>) -> &'a str {
         .unwrap_or_default()
 }
 
-fn decode_v3(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode_v3(reading: &Reading<'_>, _: End) -> Outcome {
     settle(call::v3(content(reading)), reading)
 }
 
-fn decode_v31(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode_v31(reading: &Reading<'_>, _: End) -> Outcome {
     settle(call::v31(content(reading)), reading)
 }
 

@@ -13,9 +13,12 @@
 
 mod call;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    Action, Block, END_THINK, End, Grammar, Marker, Mode, Outcome, Reading, THINK, section_markers,
+    sectioned,
 };
+use sectioned::{SECTION, TEXT};
 
 use call::CallError;
 
@@ -31,10 +34,73 @@ pub(crate) const V4_DEFAULT_PREFILL: &str = "";
 /// as the spec names it.
 pub(crate) const V41_DEFAULT_PREFILL: &str = "";
 
-/// Modes (DSML1.1): text, reasoning, a section between calls, and stray text in a section.
-const TEXT: usize = 0;
-const SECTION: usize = 2;
-const STRAY: usize = 3;
+/// `deepseek-v3.2`, described (`Dialect::DeepSeekV32`).
+pub(crate) static V32_DIALECT: Descriptor = Descriptor {
+    name: "deepseek-v3.2",
+    models: "DeepSeek V3.2",
+    parser: Parser::Kit(&V32),
+    default_prefill: V32_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"GetWeather\">\n<｜DSML｜parameter name=\"location\" string=\"true\">",
+        after: "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>\n",
+        values: Values::Text,
+    },
+    fragments: &[
+        "\n\n<｜DSML｜function_calls>",
+        "<｜DSML｜invoke name=\"get_weather\">",
+        "<｜DSML｜parameter name=\"city\" string=\"true\">",
+        "<｜DSML｜parameter name=\"n\" string=\"false\">",
+        "</｜DSML｜parameter>",
+        "</｜DSML｜invoke>",
+        "</｜DSML｜function_calls>",
+    ],
+    prefills: &["<｜Assistant｜></think>", "<｜Assistant｜><think>"],
+    samples: &[
+        "\n\n<｜DSML｜function_calls><｜DSML｜invoke name=\"get_weather\"></｜DSML｜invoke>",
+    ],
+};
+
+/// `deepseek-v4`, described (`Dialect::DeepSeekV4`).
+pub(crate) static V4_DIALECT: Descriptor = Descriptor {
+    name: "deepseek-v4",
+    models: "DeepSeek V4",
+    parser: Parser::Kit(&V4),
+    default_prefill: V4_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"GetWeather\">\n<｜DSML｜parameter name=\"location\" string=\"true\">",
+        after: "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>\n",
+        values: Values::Text,
+    },
+    fragments: &[
+        "<｜DSML｜tool_calls>",
+        "</｜DSML｜tool_calls>",
+        "\n\n<｜DSML｜tool_calls>",
+    ],
+    prefills: &["<｜Assistant｜></think>", "<｜Assistant｜><think>"],
+    samples: &["<｜DSML｜tool_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>"],
+};
+
+/// `deepseek-v4.1`, described (`Dialect::DeepSeekV41`).
+pub(crate) static V41_DIALECT: Descriptor = Descriptor {
+    name: "deepseek-v4.1",
+    models: "DeepSeek V4.1",
+    parser: Parser::Kit(&V41),
+    default_prefill: V41_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"GetWeather\">\n<｜DSML｜ parameter name=\"location\" string=\"true\">",
+        after: "</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>\n",
+        values: Values::Text,
+    },
+    fragments: &[
+        "<｜DSML｜ calls>",
+        "<｜DSML｜ invoke name=\"f\"/>",
+        "\n\n<｜DSML｜ calls>",
+        "</｜DSML｜ calls>",
+        "</｜DSML｜ invoke>",
+    ],
+    prefills: &["<｜Assistant｜></think>", "<｜Assistant｜><think>"],
+    samples: &["<｜DSML｜ calls><｜DSML｜ invoke name=\"f\"/>"],
+};
 
 /// The marker strings of one DSML version that a call block's reading needs
 /// (`specs/dialects/deepseek-v3.2.md` §1, DSMLT1.1, DSMLS1.1).
@@ -42,6 +108,7 @@ const STRAY: usize = 3;
 struct Markers {
     call_opener: &'static str,
     call_closer: &'static str,
+    section_closer: &'static str,
     parameter_opener: &'static str,
     parameter_closer: &'static str,
 }
@@ -60,19 +127,6 @@ trait Version {
     const MARKERS: Markers;
     fn blocks() -> &'static Blocks;
 }
-
-/// The order of the closers of the invoke tag and of a parameter tag: its first `>`, or a
-/// marker recognised outside values (DSML2.3). At a byte where several end (`>` and the call
-/// closer's `>`), the kit reports the longest, so the call closer is seen as itself. The
-/// fourth is the call closer.
-const TAG_END: usize = 0;
-const TAG_CALL_OPENER: usize = 1;
-const TAG_SECTION_CLOSER: usize = 2;
-
-/// The order of the body's closers; the fourth is the section closer.
-const BODY_CALL_CLOSER: usize = 0;
-const BODY_PARAMETER_OPENER: usize = 1;
-const BODY_CALL_OPENER: usize = 2;
 
 /// Defines one version in module `$module`: its [`Version`], its blocks and its modes, from the
 /// section's, the invoke's and the parameter's tag names; `$grammar` is its grammar. The kit's
@@ -100,6 +154,7 @@ macro_rules! dsml_version {
                 const MARKERS: Markers = Markers {
                     call_opener: CALL_OPENER,
                     call_closer: CALL_CLOSER,
+                    section_closer: SECTION_CLOSER,
                     parameter_opener: PARAMETER_OPENER,
                     parameter_closer: PARAMETER_CLOSER,
                 };
@@ -110,13 +165,14 @@ macro_rules! dsml_version {
             }
 
             static BLOCKS: Blocks = Blocks {
-                // In the order of `TAG_*`.
+                // A tag ends at its first `>`, or at a marker recognised outside values
+                // (DSML2.3). At a byte where several end (`>` and the call closer's `>`), the
+                // kit reports the longest, so the call closer is seen as itself.
                 invoke_tag: Block::new(
                     &[">", CALL_OPENER, SECTION_CLOSER, CALL_CLOSER],
                     decode_invoke_tag::<Dsml>,
                     unterminated,
                 ),
-                // In the order of `BODY_*`.
                 body: Block::new(
                     &[CALL_CLOSER, PARAMETER_OPENER, CALL_OPENER, SECTION_CLOSER],
                     decode_body::<Dsml>,
@@ -133,49 +189,29 @@ macro_rules! dsml_version {
 
             /// DSML1.4: in a section (between calls and in stray text) only the call opener and
             /// the section closer are markers.
-            static SECTION_MARKERS: [Marker; 2] = [
-                Marker {
-                    literal: CALL_OPENER,
-                    action: Action::Block(&BLOCKS.invoke_tag),
-                },
-                Marker {
-                    literal: SECTION_CLOSER,
-                    action: Action::Switch(TEXT),
-                },
-            ];
+            static SECTION_MARKERS: [Marker; 2] =
+                section_markers(CALL_OPENER, &BLOCKS.invoke_tag, SECTION_CLOSER);
 
-            pub(super) static MODES: [Mode; 4] = [
-                // DSML1.2: in text, `<think>` and the section opener (with its `\n\n` when
-                // there is one: both end at the same byte, and the kit takes the longest) are
-                // markers.
-                Mode {
-                    content: Content::Text,
-                    markers: &[
-                        Marker {
-                            literal: SECTION_OPENER,
-                            action: Action::Switch(SECTION),
-                        },
-                        Marker {
-                            literal: LONG_SECTION_OPENER,
-                            action: Action::Switch(SECTION),
-                        },
-                        THINK,
-                    ],
-                },
-                // DSML1.3: in reasoning only `</think>` is a marker (E4.4).
-                THINKING,
-                // DSML1.4: between calls blanks are markup; any other byte starts stray text.
-                Mode {
-                    content: Content::Gap { stray: STRAY },
-                    markers: &SECTION_MARKERS,
-                },
-                // DSML1.4: stray text is text that still recognises the section's markers, so
-                // the section goes on after it, its blanks included.
-                Mode {
-                    content: Content::Text,
-                    markers: &SECTION_MARKERS,
-                },
-            ];
+            // DSML1.2: in text, `<think>` and the section opener (with its `\n\n` when there
+            // is one: both end at the same byte, and the kit takes the longest) are markers;
+            // DSML1.3: in reasoning only `</think>` is (E4.4); DSML1.4: between calls blanks
+            // are markup, any other byte starts stray text, which still recognises the
+            // section's markers, so the section goes on after it, its blanks included.
+            pub(super) static MODES: [Mode; 4] = sectioned(
+                &[
+                    Marker {
+                        literal: SECTION_OPENER,
+                        action: Action::Switch(SECTION),
+                    },
+                    Marker {
+                        literal: LONG_SECTION_OPENER,
+                        action: Action::Switch(SECTION),
+                    },
+                    THINK,
+                ],
+                END_THINK,
+                &SECTION_MARKERS,
+            );
         }
 
         pub(crate) static $grammar: Grammar = Grammar::new(&$module::MODES);
@@ -217,38 +253,43 @@ fn broken<V: Version>(closer_is_call_opener: bool) -> Outcome {
     }
 }
 
-fn decode_invoke_tag<V: Version>(reading: &Reading<'_>, closer: usize) -> Outcome {
-    match closer {
+fn decode_invoke_tag<V: Version>(reading: &Reading<'_>, end: End) -> Outcome {
+    let markers = &V::MARKERS;
+    match end {
         // DSML2.2: a tag whose first `>` follows `/` ends the block; otherwise the body begins.
-        TAG_END if reading.block.ends_with("/>") => complete::<V>(reading),
-        TAG_END => Outcome::Extend(&V::blocks().body),
-        TAG_CALL_OPENER => broken::<V>(true),
-        TAG_SECTION_CLOSER => broken::<V>(false),
+        End::Closer(">") if reading.block.ends_with("/>") => complete::<V>(reading),
+        End::Closer(">") => Outcome::Extend(&V::blocks().body),
+        End::Closer(c) if c == markers.call_opener => broken::<V>(true),
+        End::Closer(c) if c == markers.section_closer => broken::<V>(false),
         // The call closer in the tag ends the block, which the reading then finds malformed.
         _ => complete::<V>(reading),
     }
 }
 
-fn decode_body<V: Version>(reading: &Reading<'_>, closer: usize) -> Outcome {
-    match closer {
-        BODY_CALL_CLOSER => complete::<V>(reading),
-        BODY_PARAMETER_OPENER => Outcome::Extend(&V::blocks().parameter_tag),
-        BODY_CALL_OPENER => broken::<V>(true),
+fn decode_body<V: Version>(reading: &Reading<'_>, end: End) -> Outcome {
+    let markers = &V::MARKERS;
+    match end {
+        End::Closer(c) if c == markers.call_closer => complete::<V>(reading),
+        End::Closer(c) if c == markers.parameter_opener => {
+            Outcome::Extend(&V::blocks().parameter_tag)
+        }
+        End::Closer(c) if c == markers.call_opener => broken::<V>(true),
         // The section closer.
         _ => broken::<V>(false),
     }
 }
 
-fn decode_parameter_tag<V: Version>(reading: &Reading<'_>, closer: usize) -> Outcome {
-    match closer {
-        TAG_END => Outcome::Extend(&V::blocks().value),
-        TAG_CALL_OPENER => broken::<V>(true),
-        TAG_SECTION_CLOSER => broken::<V>(false),
+fn decode_parameter_tag<V: Version>(reading: &Reading<'_>, end: End) -> Outcome {
+    let markers = &V::MARKERS;
+    match end {
+        End::Closer(">") => Outcome::Extend(&V::blocks().value),
+        End::Closer(c) if c == markers.call_opener => broken::<V>(true),
+        End::Closer(c) if c == markers.section_closer => broken::<V>(false),
         _ => complete::<V>(reading),
     }
 }
 
-fn decode_value<V: Version>(_: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode_value<V: Version>(_: &Reading<'_>, _: End) -> Outcome {
     Outcome::Extend(&V::blocks().body)
 }
 

@@ -7,7 +7,8 @@
 mod call;
 mod value;
 
-use super::kit::{Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading};
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
+use super::kit::{Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Outcome, Reading};
 
 pub(crate) use call::CallError;
 
@@ -15,15 +16,46 @@ pub(crate) use call::CallError;
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "";
 
+/// `gemma4`, described (`Dialect::Gemma4`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "gemma4",
+    models: "Gemma 4 (E2B, E4B, 26B-A4B, 31B)",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<|tool_call>call:GetWeather{location:<|\"|>",
+        after: "<|\"|>}<tool_call|>",
+        values: Values::Text,
+    },
+    fragments: &[
+        "<|tool_call>",
+        "<tool_call|>",
+        "<|\"|>",
+        "call:GetWeather{",
+        "location:",
+        "call:f{n:1,o:{a:[true,null]}}",
+        "None",
+        "<|channel>thought\n",
+        "<|channel>",
+        "<channel|>",
+    ],
+    prefills: &[
+        "<|turn>model\n",
+        "<|turn>model\n<|channel>thought\n<channel|>",
+    ],
+    samples: &["<|tool_call>call:f{n:1,o:{a:[true,null]}}<tool_call|>"],
+};
+
 const OPENER: &str = "<|tool_call>";
 const CLOSER: &str = "<tool_call|>";
 
 /// Modes (the table of `specs/dialects/gemma4.md` §3).
-const TEXT: usize = 0;
-const REASONING: usize = 1;
+const TEXT: ModeId = ModeId(0);
+const REASONING: ModeId = ModeId(1);
 
 pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     Mode {
+        id: TEXT,
         content: Content::Text,
         markers: &[
             Marker {
@@ -39,6 +71,7 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     },
     // GM3.3: in reasoning only the channel closer is a marker (E4.4).
     Mode {
+        id: REASONING,
         content: Content::Reasoning,
         markers: &[Marker {
             literal: "<channel|>",
@@ -49,10 +82,9 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
 
 /// GM1.1, GM1.2: a block ends at its closer, or is cut by the next opener.
 static CALL: Block = Block::new(&[CLOSER, OPENER], decode, unterminated);
-const CUT_BY_OPENER: usize = 1;
 
-fn decode(reading: &Reading<'_>, closer: usize) -> Outcome {
-    if closer == CUT_BY_OPENER {
+fn decode(reading: &Reading<'_>, end: End) -> Outcome {
+    if end == End::Closer(OPENER) {
         return Outcome::Reopen(Some(CallError::Unclosed.to_string()), &CALL);
     }
     let inner = reading.inner(OPENER, CLOSER);

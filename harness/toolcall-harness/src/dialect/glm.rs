@@ -10,8 +10,10 @@
 
 mod call;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    Action, Block, Content, End, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    sectioned::TEXT,
 };
 
 use call::{CallError, NameEnd};
@@ -24,11 +26,49 @@ pub(crate) const GLM45_DEFAULT_PREFILL: &str = "";
 /// as the spec names it.
 pub(crate) const GLM47_DEFAULT_PREFILL: &str = "<|assistant|><think>";
 
+/// `glm-4.5`, described (`Dialect::Glm45`).
+pub(crate) static GLM45_DIALECT: Descriptor = Descriptor {
+    name: "glm-4.5",
+    models: "GLM-4.5, GLM-4.5-Air, GLM-4.6",
+    parser: Parser::Kit(&GLM45),
+    default_prefill: GLM45_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<tool_call>GetWeather\n<arg_key>location</arg_key>\n<arg_value>",
+        after: "</arg_value>\n</tool_call>",
+        values: Values::Text,
+    },
+    fragments: &[
+        "<arg_key>",
+        "</arg_key>",
+        "<arg_value>",
+        "</arg_value>",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>",
+        "<tool_call>get_time</tool_call>",
+    ],
+    prefills: &["<|assistant|><think>"],
+    samples: &[
+        "<tool_call>search_files\n<arg_key>max_results</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+    ],
+};
+
+/// `glm-4.7`, described (`Dialect::Glm47`).
+pub(crate) static GLM47_DIALECT: Descriptor = Descriptor {
+    name: "glm-4.7",
+    models: "GLM-4.7, GLM-4.7-Flash, GLM-5",
+    parser: Parser::Kit(&GLM47),
+    default_prefill: GLM47_DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<tool_call>GetWeather<arg_key>location</arg_key><arg_value>",
+        after: "</arg_value></tool_call>",
+        values: Values::Text,
+    },
+    fragments: &["<tool_call>get_weather<arg_key>city</arg_key><arg_value>"],
+    prefills: &["<|assistant|><think>"],
+    samples: &["<tool_call>get_time</tool_call>"],
+};
+
 const OPENER: &str = "<tool_call>";
 const CLOSER: &str = "</tool_call>";
-
-/// Modes: text, reasoning (GL2.1). After a block, text again (GL4.2).
-const TEXT: usize = 0;
 
 /// The grammar of one layout, whose call block is `$call`: in text, `<tool_call>` opens a call
 /// block and `<think>` reasoning; in reasoning only `</think>` is a marker (GL2.1). The kit's
@@ -37,6 +77,7 @@ macro_rules! glm_grammar {
     ($call:expr) => {
         Grammar::new(&[
             Mode {
+                id: TEXT,
                 content: Content::Text,
                 markers: &[
                     Marker {
@@ -58,11 +99,11 @@ pub(crate) static GLM47: Grammar = glm_grammar!(&CALL_47);
 static CALL_45: Block = Block::new(&[CLOSER], decode_45, unterminated);
 static CALL_47: Block = Block::new(&[CLOSER], decode_47, unterminated);
 
-fn decode_45(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode_45(reading: &Reading<'_>, _: End) -> Outcome {
     decode(reading, NameEnd::LineBreak)
 }
 
-fn decode_47(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode_47(reading: &Reading<'_>, _: End) -> Outcome {
     decode(reading, NameEnd::ArgKey)
 }
 

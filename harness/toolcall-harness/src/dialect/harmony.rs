@@ -11,13 +11,45 @@
 mod call;
 mod header;
 
-use super::kit::{Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome, Reading};
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
+use super::kit::{Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Outcome, Reading};
 use call::CallError;
 use header::{HeaderError, Kind};
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "<|start|>assistant";
+
+/// `harmony`, described (`Dialect::Harmony`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "harmony",
+    models: "gpt-oss",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<|start|>assistant to=functions.GetWeather<|channel|>commentary <|constrain|>json<|message|>{\"location\": \"",
+        after: "\"}<|call|>",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<|start|>",
+        "<|start|>assistant",
+        "<|channel|>",
+        "analysis",
+        "final",
+        "commentary",
+        " to=functions.get_weather",
+        "<|constrain|>json",
+        "<|message|>",
+        "<|end|>",
+        "<|call|>",
+        "<|return|>",
+    ],
+    prefills: &["<|start|>assistant"],
+    samples: &[
+        "<|start|>assistant<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{}<|call|>",
+    ],
+};
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -28,9 +60,9 @@ const CALL_END: &str = "<|call|>";
 const RETURN: &str = "<|return|>";
 
 /// Modes: outside any message, in a reasoning body, in a text body (HM1.2).
-const OUTSIDE: ModeId = 0;
-const REASONING_BODY: ModeId = 1;
-const TEXT_BODY: ModeId = 2;
+const OUTSIDE: ModeId = ModeId(0);
+const REASONING_BODY: ModeId = ModeId(1);
+const TEXT_BODY: ModeId = ModeId(2);
 
 /// Any of the three stop tokens ends any body, whatever its channel (HM2.3); it is markup.
 const ENDERS: &[Marker] = &[
@@ -53,6 +85,7 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     // see the prompt's `<|start|>assistant` sees a message start at `<|channel|>`). Anything
     // else, enders included, is text (HM2.5).
     Mode {
+        id: OUTSIDE,
         content: Content::Text,
         markers: &[
             Marker {
@@ -66,49 +99,38 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
         ],
     },
     Mode {
+        id: REASONING_BODY,
         content: Content::Reasoning,
         markers: ENDERS,
     },
     Mode {
+        id: TEXT_BODY,
         content: Content::Text,
         markers: ENDERS,
     },
 ]);
 
 /// A header, from its opening marker (or the prefill's part of it) up to `<|message|>` or a
-/// marker that breaks it (HM2.2, HM4.6): the order of `HEADER_CLOSERS` is what
-/// [`decode_header`] matches on. `<|channel|>` and `<|constrain|>` only split its words
+/// marker that breaks it (HM2.2, HM4.6). `<|channel|>` and `<|constrain|>` only split its words
 /// (HM3.1): they are closers that continue the header, so that the grammar's literals are
 /// the format's seven special tokens (a realistic splitting never cuts one).
 static HEADER: Block = Block::new(HEADER_CLOSERS, decode_header, unterminated_header);
 const HEADER_CLOSERS: &[&str] = &[MESSAGE, START, END, CALL_END, RETURN, CHANNEL, CONSTRAIN];
-const CLOSER_MESSAGE: usize = 0;
-const CLOSER_START: usize = 1;
-const CLOSER_CHANNEL: usize = 5;
-const CLOSER_CONSTRAIN: usize = 6;
 
 /// The rest of a call message after its header: the body, up to an ender (HM2.3). Only the
 /// enders end it, so every other marker in the JSON is data (HM1.2).
 static CALL_BODY: Block = Block::new(&[END, CALL_END, RETURN], decode_call, unterminated_call);
 
-/// The header's own text: before its closer (or all of it, at the end of the stream).
-fn header_text<'a>(reading: &Reading<'a>, closer: Option<usize>) -> &'a str {
-    let cut = closer.map_or(0, |c| HEADER_CLOSERS[c].len());
-    reading
-        .block
-        .get(..reading.block.len() - cut)
-        .unwrap_or_default()
+/// Whether the header has no byte in the stream before its end (it lay wholly in the prefill,
+/// HM4.6, HM4.7).
+fn only_in_prefill(reading: &Reading<'_>, header: &str) -> bool {
+    header.len() <= reading.from_prefill
 }
 
-/// Whether the header has no byte in the stream before its closer (it lay wholly in the
-/// prefill, HM4.6, HM4.7).
-fn only_in_prefill(reading: &Reading<'_>, closer: Option<usize>) -> bool {
-    header_text(reading, closer).len() <= reading.from_prefill
-}
-
-fn decode_header(reading: &Reading<'_>, closer: usize) -> Outcome {
-    match closer {
-        CLOSER_MESSAGE => match header::read(header_text(reading, Some(closer))) {
+fn decode_header(reading: &Reading<'_>, end: End) -> Outcome {
+    let header = reading.before(end);
+    match end {
+        End::Closer(MESSAGE) => match header::read(header) {
             // HM4.3: the call's span is the whole message; it is decoded at its ender.
             Kind::Call { .. } => Outcome::Extend(&CALL_BODY),
             Kind::Reasoning => Outcome::Markup(REASONING_BODY),
@@ -116,24 +138,25 @@ fn decode_header(reading: &Reading<'_>, closer: usize) -> Outcome {
         },
         // HM4.6: a new message begins; the broken header is text, unless it has no byte in
         // the stream (a stream that repeats the prompt's `<|start|>assistant`).
-        CLOSER_START => {
-            let error = (!only_in_prefill(reading, Some(closer)))
+        End::Closer(START) => {
+            let error = (!only_in_prefill(reading, header))
                 .then(|| HeaderError::Malformed(START).to_string());
             Outcome::Reopen(error, &HEADER)
         }
         // Words are read from the whole header at `<|message|>`.
-        CLOSER_CHANNEL | CLOSER_CONSTRAIN => Outcome::Extend(&HEADER),
+        End::Closer(CHANNEL | CONSTRAIN) => Outcome::Extend(&HEADER),
         // HM4.6: an ender in a header (`I must refuse<|end|>` after `<|start|>assistant`):
         // the header through the ender is text, and the parser is outside again.
-        ender => Outcome::Reject(
-            HeaderError::Malformed(HEADER_CLOSERS[ender]).to_string(),
-            OUTSIDE,
-        ),
+        End::Closer(ender) => Outcome::Reject(HeaderError::Malformed(ender).to_string(), OUTSIDE),
+        // A header is no nested block: it ends at closers only.
+        End::Balanced | End::Mismatched | End::TooDeep => {
+            Outcome::Reject(HeaderError::Unterminated.to_string(), OUTSIDE)
+        }
     }
 }
 
 fn unterminated_header(reading: &Reading<'_>) -> Outcome {
-    if only_in_prefill(reading, None) {
+    if only_in_prefill(reading, reading.block) {
         // HM4.7: nothing of it is in the stream, so nothing is emitted (an empty markup span).
         Outcome::Markup(OUTSIDE)
     } else {
@@ -141,13 +164,8 @@ fn unterminated_header(reading: &Reading<'_>) -> Outcome {
     }
 }
 
-fn decode_call(reading: &Reading<'_>, closer: usize) -> Outcome {
-    let ender = [END, CALL_END, RETURN][closer].len();
-    let message = reading
-        .block
-        .get(..reading.block.len() - ender)
-        .unwrap_or_default();
-    settle_call(reading, message, false)
+fn decode_call(reading: &Reading<'_>, end: End) -> Outcome {
+    settle_call(reading, reading.before(end), false)
 }
 
 /// HM4.4: a call still open at the end of the stream is complete when its JSON is.

@@ -5,8 +5,10 @@
 
 mod call;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    Action, Block, Content, End, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    sectioned::TEXT,
 };
 
 pub use call::CallError;
@@ -15,15 +17,37 @@ pub use call::CallError;
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "";
 
+/// `hermes`, described (`Dialect::Hermes`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "hermes",
+    models: "Hermes 2/3, Qwen 2.5, Qwen3",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<tool_call>\n{\"name\": \"GetWeather\", \"arguments\": {\"location\": \"",
+        after: "\"}}\n</tool_call>\n",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<tool_call>",
+        "</tool_call>",
+        "<tool_",
+        "\"name\":\"f\"",
+        "\"name\":\"read_file\"",
+        "\"arguments\":{}",
+        "\"arguments\":\"{\\\"path\\\":\\\"x\\\"}\"",
+    ],
+    prefills: &["<|im_start|>assistant\n<think>\n"],
+    samples: &["<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>"],
+};
+
 const OPENER: &str = "<tool_call>";
 const CLOSER: &str = "</tool_call>";
-
-/// Modes: text, reasoning.
-const TEXT: usize = 0;
 
 /// `<think>` opens reasoning anywhere in text; in reasoning only `</think>` is a marker (H5).
 pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     Mode {
+        id: TEXT,
         content: Content::Text,
         markers: &[
             Marker {
@@ -38,7 +62,7 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
 
 static CALL: Block = Block::new(&[CLOSER], decode, unterminated);
 
-fn decode(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode(reading: &Reading<'_>, _: End) -> Outcome {
     let content = reading.inner(OPENER, CLOSER);
     Outcome::of_call(call::interpret(content, reading.generated_id.clone()), TEXT)
 }

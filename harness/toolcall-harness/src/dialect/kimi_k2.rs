@@ -12,13 +12,41 @@
 
 mod call;
 
-use super::kit::{Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome, Reading};
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
+use super::kit::{Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Outcome, Reading};
 
 use call::CallError;
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "<|im_assistant|>assistant<|im_middle|><think>";
+
+/// `kimi-k2`, described (`Dialect::KimiK2`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "kimi-k2",
+    models: "Kimi K2",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<|tool_calls_section_begin|><|tool_call_begin|>functions.GetWeather:{n}<|tool_call_argument_begin|>{\"location\": \"",
+        after: "\"}<|tool_call_end|><|tool_calls_section_end|>",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<|tool_calls_section_begin|>",
+        "<|tool_call_begin|>",
+        "functions.get_weather:0",
+        "<|tool_call_argument_begin|>",
+        "<|tool_call_end|>",
+        "<|tool_calls_section_end|>",
+        "<|tool_call_section_begin|>",
+        "<|tool_call_section_end|>",
+    ],
+    prefills: &["<|im_assistant|>assistant<|im_middle|><think>"],
+    samples: &[
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+    ],
+};
 
 const THINK_OPEN: &str = "<think>";
 const THINK_CLOSE: &str = "</think>";
@@ -32,15 +60,15 @@ const CALL_CLOSE: &str = "<|tool_call_end|>";
 
 /// The modes of KS1.2. `STRAY` and `STRAY2` are the stray text of a gap (KS3.2): text that
 /// still recognises its section's markers.
-const TEXT: ModeId = 0;
-const REASONING: ModeId = 1;
-const SECTION: ModeId = 2;
-const STRAY: ModeId = 3;
+const TEXT: ModeId = ModeId(0);
+const REASONING: ModeId = ModeId(1);
+const SECTION: ModeId = ModeId(2);
+const STRAY: ModeId = ModeId(3);
 /// Section′ and its stray text: a section that interrupted a `<think>` block (KS2.2).
-const SECTION2: ModeId = 4;
-const STRAY2: ModeId = 5;
+const SECTION2: ModeId = ModeId(4);
+const STRAY2: ModeId = ModeId(5);
 /// Text′: text after section′, where the interrupted block's late `</think>` is markup (KS2.4).
-const TEXT2: ModeId = 6;
+const TEXT2: ModeId = ModeId(6);
 
 /// The markers of a section (and of its stray text): a call block, or its closer to `after`.
 macro_rules! section_markers {
@@ -86,12 +114,14 @@ macro_rules! text_markers {
 pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     // TEXT: a call block outside a section is text (KS1.3).
     Mode {
+        id: TEXT,
         content: Content::Text,
         markers: text_markers!(),
     },
     // REASONING: `</think>` ends it; so does a section opener, into section′ (KS2.2).
     // Everything else, `<think>` and `<|tool_call_begin|>` included, is reasoning (KS2.3).
     Mode {
+        id: REASONING,
         content: Content::Reasoning,
         markers: &[
             Marker {
@@ -110,25 +140,30 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     },
     // SECTION, STRAY (KS3).
     Mode {
+        id: SECTION,
         content: Content::Gap { stray: STRAY },
         markers: section_markers!(&CALL, TEXT),
     },
     Mode {
+        id: STRAY,
         content: Content::Text,
         markers: section_markers!(&CALL, TEXT),
     },
     // SECTION2, STRAY2: the same, but they close into text′.
     Mode {
+        id: SECTION2,
         content: Content::Gap { stray: STRAY2 },
         markers: section_markers!(&CALL2, TEXT2),
     },
     Mode {
+        id: STRAY2,
         content: Content::Text,
         markers: section_markers!(&CALL2, TEXT2),
     },
     // TEXT2: the first `</think>` is markup and leads to text; `<think>` or a section opener
     // before it leave text′ as they leave text, and the late closer is forgotten (KS2.4).
     Mode {
+        id: TEXT2,
         content: Content::Text,
         markers: text_markers!(Marker {
             literal: THINK_CLOSE,
@@ -142,11 +177,11 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
 static CALL: Block = Block::new(&[CALL_CLOSE], decode, unterminated);
 static CALL2: Block = Block::new(&[CALL_CLOSE], decode2, unterminated);
 
-fn decode(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode(reading: &Reading<'_>, _: End) -> Outcome {
     settle(reading, SECTION)
 }
 
-fn decode2(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode2(reading: &Reading<'_>, _: End) -> Outcome {
     settle(reading, SECTION2)
 }
 

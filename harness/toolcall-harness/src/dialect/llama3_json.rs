@@ -6,7 +6,10 @@
 
 mod call;
 
-use super::kit::{Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading};
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
+use super::kit::{
+    Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Nesting, Outcome, Reading,
+};
 
 pub(crate) use call::CallError;
 
@@ -14,13 +17,37 @@ pub(crate) use call::CallError;
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "";
 
+/// `llama3-json`, described (`Dialect::Llama3Json`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "llama3-json",
+    models: "Llama 3.1, 3.2, 3.3",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<|python_tag|>{\"name\": \"GetWeather\", \"parameters\": {\"location\": \"",
+        after: "\"}}",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<|python_tag|>",
+        "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
+        "{\"name\": \"f\", \"arguments\": {}}",
+        "; ",
+        "{\"name\": \"",
+        "}}",
+    ],
+    prefills: &["<|start_header_id|>assistant<|end_header_id|>\n\n"],
+    samples: &["<|python_tag|>{\"name\": \"f\", \"arguments\": {}}"],
+};
+
 const PYTHON_TAG: &str = "<|python_tag|>";
 
 /// Modes (LJ1.1–LJ1.6).
-const PROSE: usize = 1;
-const TAGGED: usize = 2;
-const AFTER_CALL: usize = 3;
-const AFTER_SEPARATOR: usize = 4;
+const REPLY_START: ModeId = ModeId(0);
+const PROSE: ModeId = ModeId(1);
+const TAGGED: ModeId = ModeId(2);
+const AFTER_CALL: ModeId = ModeId(3);
+const AFTER_SEPARATOR: ModeId = ModeId(4);
 
 /// `<|python_tag|>` in any mode but a call: a call may follow (LJ1.3).
 const TAG: Marker = Marker {
@@ -37,21 +64,25 @@ const OBJECT_OPENER: Marker = Marker {
 pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     // LJ1.1: the reply's start.
     Mode {
+        id: REPLY_START,
         content: Content::Lead { then: PROSE },
         markers: &[OBJECT_OPENER, TAG],
     },
     // LJ1.2: prose.
     Mode {
+        id: PROSE,
         content: Content::Text,
         markers: &[TAG],
     },
     // LJ1.3: after `<|python_tag|>`.
     Mode {
+        id: TAGGED,
         content: Content::Gap { stray: PROSE },
         markers: &[OBJECT_OPENER, TAG],
     },
     // LJ1.5: after a call.
     Mode {
+        id: AFTER_CALL,
         content: Content::Gap { stray: PROSE },
         markers: &[
             Marker {
@@ -63,15 +94,16 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     },
     // LJ1.5: after `;`.
     Mode {
+        id: AFTER_SEPARATOR,
         content: Content::Gap { stray: PROSE },
         markers: &[OBJECT_OPENER, TAG],
     },
 ]);
 
 /// LJ1.4: an object, to the `}` that closes it.
-static OBJECT: Block = Block::json_object(&[], decode, unterminated);
+static OBJECT: Block = Block::nested(&[], &Nesting::JSON_OBJECT, decode, unterminated);
 
-fn decode(reading: &Reading<'_>, _closer: usize) -> Outcome {
+fn decode(reading: &Reading<'_>, _: End) -> Outcome {
     match call::read(reading.block, reading.generated_id.clone()) {
         Ok(call) => Outcome::of_call(Ok::<_, CallError>(call), AFTER_CALL),
         Err(error) => Outcome::Reject(error.to_string(), PROSE),

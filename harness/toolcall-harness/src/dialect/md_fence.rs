@@ -8,6 +8,7 @@
 mod block;
 mod eager;
 
+use super::descriptor::{CallAround, Descriptor, OwnParser, Parser, Values};
 use std::mem;
 use std::ops::Range;
 
@@ -74,6 +75,49 @@ const TOOL: &[u8] = b"tool";
 fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r')
 }
+
+/// How `md-fence`'s parser is built, apart from the kit.
+static OWN: OwnParser = OwnParser {
+    new: |_| Box::new(MdFenceParser::new()),
+    may_hold: |held, _| may_hold(held),
+    markers: |_| vec!["```".to_owned(), "~~~".to_owned()],
+};
+
+/// `md-fence`, described (`Dialect::MdFence`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "md-fence",
+    models: "seed 000",
+    parser: Parser::Own(&OWN),
+    default_prefill: "",
+    call: CallAround {
+        before: "```tool GetWeather\ninput:\n  location: \"",
+        after: "\"\n```\n",
+        values: Values::Json,
+    },
+    fragments: &[
+        "```",
+        "~~~",
+        "````",
+        "tool",
+        " tool x c1",
+        "toolbox",
+        "```tool\n",
+        "\n```\n",
+        "    ```",
+        "a: 1\n",
+        "input:\n  q: é\n",
+        "---\n",
+        "state: output-error\n",
+        "name: add_random_item_to_shop\n",
+        "input:\n",
+        "  - 1\n",
+        "&a [*a, *a]",
+        "yes",
+        "null",
+    ],
+    prefills: &[],
+    samples: &["```tool x c1\na: 1\n```\n"],
+};
 
 /// The reference parser for markdown `tool` fences.
 #[derive(Debug)]

@@ -7,9 +7,12 @@
 
 mod invoke;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    Action, Block, END_THINK, End, Grammar, Marker, Mode, Outcome, Reading, THINK, section_markers,
+    sectioned,
 };
+use sectioned::{SECTION, TEXT};
 
 use invoke::InvokeError;
 
@@ -17,59 +20,63 @@ use invoke::InvokeError;
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "]~b]ai\n<think>\n";
 
+/// `minimax-m2`, described (`Dialect::MinimaxM2`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "minimax-m2",
+    models: "MiniMax-M2, M2.1, M2.5",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<minimax:tool_call>\n<invoke name=\"GetWeather\">\n<parameter name=\"location\">",
+        after: "</parameter>\n</invoke>\n</minimax:tool_call>\n",
+        values: Values::Text,
+    },
+    fragments: &[
+        "<minimax:tool_call>",
+        "</minimax:tool_call>",
+        "<invoke name=\"GetWeather\">",
+        "<invoke name=\"search_files\">",
+        "</invoke>",
+        "<parameter name=\"location\">",
+        "<parameter name=\"max_results\">",
+        "</parameter>",
+        "<invoke name='f'>",
+    ],
+    prefills: &["]~b]ai\n<think>\n"],
+    samples: &[
+        "<minimax:tool_call><invoke name=\"GetWeather\"><parameter name=\"location\">Paris</parameter></invoke>",
+    ],
+};
+
 const SECTION_OPENER: &str = "<minimax:tool_call>";
 const SECTION_CLOSER: &str = "</minimax:tool_call>";
 const INVOKE_OPENER: &str = "<invoke";
 const INVOKE_CLOSER: &str = "</invoke>";
 
-/// Modes (MM1.1, MM1.3, and the table of `specs/dialects/minimax-m2.md` §2): text, reasoning,
-/// a section between invokes, and stray text in a section.
-const TEXT: usize = 0;
-const SECTION: usize = 2;
-const STRAY: usize = 3;
-
 /// The section's markers, the same after stray text (MM1.3).
-const SECTION_MARKERS: &[Marker] = &[
-    Marker {
-        literal: INVOKE_OPENER,
-        action: Action::Block(&INVOKE),
-    },
-    Marker {
-        literal: SECTION_CLOSER,
-        action: Action::Switch(TEXT),
-    },
-];
+static SECTION_MARKERS: [Marker; 2] = section_markers(INVOKE_OPENER, &INVOKE, SECTION_CLOSER);
 
-pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
-    Mode {
-        content: Content::Text,
-        markers: &[
-            Marker {
-                literal: SECTION_OPENER,
-                action: Action::Switch(SECTION),
-            },
-            THINK,
-        ],
-    },
-    THINKING,
-    Mode {
-        content: Content::Gap { stray: STRAY },
-        markers: SECTION_MARKERS,
-    },
-    Mode {
-        content: Content::Text,
-        markers: SECTION_MARKERS,
-    },
-]);
+/// The modes of MM1.1, MM1.3 and the table of `specs/dialects/minimax-m2.md` §2: text,
+/// reasoning, a section between invokes, and stray text in a section.
+static MODES: [Mode; 4] = sectioned(
+    &[
+        Marker {
+            literal: SECTION_OPENER,
+            action: Action::Switch(SECTION),
+        },
+        THINK,
+    ],
+    END_THINK,
+    &SECTION_MARKERS,
+);
 
-/// The order of [`INVOKE`]'s closers.
-const ENDED_BY_INVOKE_CLOSER: usize = 0;
+pub(crate) static GRAMMAR: Grammar = Grammar::new(&MODES);
 
 /// MM1.4: an invoke block ends at the first `</invoke>` or `</minimax:tool_call>`.
 static INVOKE: Block = Block::new(&[INVOKE_CLOSER, SECTION_CLOSER], decode, unterminated);
 
-fn decode(reading: &Reading<'_>, closer: usize) -> Outcome {
-    if closer != ENDED_BY_INVOKE_CLOSER {
+fn decode(reading: &Reading<'_>, end: End) -> Outcome {
+    if end != End::Closer(INVOKE_CLOSER) {
         // No `</invoke>`: invalid, and the `</minimax:tool_call>` in its bytes closed the
         // section (MM1.4).
         return Outcome::Reject(InvokeError::Unclosed.to_string(), TEXT);

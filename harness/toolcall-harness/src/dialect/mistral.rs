@@ -2,13 +2,16 @@
 //! either named (`NAME[ARGS]{…}`, `NAME[CALL_ID]ID[ARGS]{…}`: tokenizers v11 and later) or an
 //! array of call objects (`[{"name": …, "arguments": …}, …]`: v2 to v7), told apart by what
 //! stands before the first `{` (MS1.2); `[THINK]…[/THINK]` is reasoning. A grammar for the
-//! dialect kit. The format has no closer: a call ends with its JSON object, whose end the
-//! blocks of [`object`] find; what a complete call means is in [`call`].
+//! dialect kit. The format has no closer: a call ends with its JSON object, a nested block
+//! ([`OBJECT`]); what a complete call means is in [`call`].
 
 mod call;
-mod object;
 
-use super::kit::{Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome, Reading};
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
+use super::json::MAX_DEPTH;
+use super::kit::{
+    Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Nesting, Outcome, Reading,
+};
 
 use crate::event::Event;
 use call::{ARGS, CALL_ID, CallError};
@@ -17,18 +20,47 @@ use call::{ARGS, CALL_ID, CallError};
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "";
 
+/// `mistral`, described (`Dialect::Mistral`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "mistral",
+    models: "Mistral 7B v0.3, Mistral Nemo (v3–v7 arrays); Mistral Small 3.2, Magistral, Ministral 3 (v11+)",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "[TOOL_CALLS]GetWeather[ARGS]{\"location\": \"",
+        after: "\"}",
+        values: Values::Json,
+    },
+    fragments: &[
+        "[TOOL_CALLS]",
+        "[ARGS]",
+        "[CALL_ID]",
+        "[THINK]",
+        "[/THINK]",
+        "[TOOL_CA",
+        "[TOOL_CALLS] [",
+        "\"arguments\":{\"location\":\"Paris\"}",
+        "\"id\":\"abcDEF123\"",
+        "\\\"",
+        "\\\\",
+        "GetWeather",
+    ],
+    prefills: &[],
+    samples: &["[TOOL_CALLS]x[ARGS]{}"],
+};
+
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const THINK: &str = "[THINK]";
 const END_THINK: &str = "[/THINK]";
 
 /// The modes of the table in `specs/dialects/mistral.md` §2.
-const TEXT: ModeId = 0;
-const REASONING: ModeId = 1;
+const TEXT: ModeId = ModeId(0);
+const REASONING: ModeId = ModeId(1);
 /// After a named call (MS1.8): text, but blanks are markup until something else comes.
-const AFTER_CALL: ModeId = 2;
+const AFTER_CALL: ModeId = ModeId(2);
 /// Between the objects of an array (MS1.9), and its stray text.
-const ARRAY: ModeId = 3;
-const ARRAY_STRAY: ModeId = 4;
+const ARRAY: ModeId = ModeId(3);
+const ARRAY_STRAY: ModeId = ModeId(4);
 
 /// Text and the gap after a named call share their markers (MS1.2, MS2.1).
 const TEXT_MARKERS: &[Marker] = &[
@@ -47,7 +79,7 @@ const TEXT_MARKERS: &[Marker] = &[
 const ARRAY_MARKERS: &[Marker] = &[
     Marker {
         literal: "{",
-        action: Action::Block(&object::OBJECT[0]),
+        action: Action::Block(&OBJECT),
     },
     Marker {
         literal: ",",
@@ -65,11 +97,13 @@ const ARRAY_MARKERS: &[Marker] = &[
 
 pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     Mode {
+        id: TEXT,
         content: Content::Text,
         markers: TEXT_MARKERS,
     },
     // MS2.2: in reasoning only `[/THINK]` is a marker.
     Mode {
+        id: REASONING,
         content: Content::Reasoning,
         markers: &[Marker {
             literal: END_THINK,
@@ -77,14 +111,17 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
         }],
     },
     Mode {
+        id: AFTER_CALL,
         content: Content::Gap { stray: TEXT },
         markers: TEXT_MARKERS,
     },
     Mode {
+        id: ARRAY,
         content: Content::Gap { stray: ARRAY_STRAY },
         markers: ARRAY_MARKERS,
     },
     Mode {
+        id: ARRAY_STRAY,
         content: Content::Text,
         markers: ARRAY_MARKERS,
     },
@@ -92,25 +129,22 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
 
 /// MS1.2: from `[TOOL_CALLS]` to the first `{` (an array's first object, or a named call's
 /// arguments when `[ARGS]` is left out), `[ARGS]`, `[CALL_ID]`, or a next `[TOOL_CALLS]`.
-const HEAD_CLOSERS: &[&str] = &["{", ARGS, CALL_ID, TOOL_CALLS];
-static HEAD: Block = Block::new(HEAD_CLOSERS, decode_head, unterminated);
+static HEAD: Block = Block::new(&["{", ARGS, CALL_ID, TOOL_CALLS], decode_head, unterminated);
 
 /// MS1.4: after `[CALL_ID]`, the id runs to `[ARGS]` or the arguments' `{`.
-const ID_CLOSERS: &[&str] = &["{", ARGS, TOOL_CALLS];
-static ID: Block = Block::new(ID_CLOSERS, decode_id, unterminated);
+static ID: Block = Block::new(&["{", ARGS, TOOL_CALLS], decode_id, unterminated);
 
 /// MS1.4: after `[ARGS]`, blanks up to the arguments' `{`.
-const ARGUMENTS_CLOSERS: &[&str] = &["{", TOOL_CALLS];
-static ARGUMENTS: Block = Block::new(ARGUMENTS_CLOSERS, decode_arguments, unterminated);
+static ARGUMENTS: Block = Block::new(&["{", TOOL_CALLS], decode_arguments, unterminated);
 
-/// The text of a block up to the closer that just ended it.
-fn before_closer<'a>(reading: &Reading<'a>, closers: &[&str], closer: usize) -> &'a str {
-    let closer_len = closers.get(closer).map_or(0, |c| c.len());
-    reading
-        .block
-        .get(..reading.block.len().saturating_sub(closer_len))
-        .unwrap_or_default()
-}
+/// MS1.6: a call's JSON object ends at the `}` that closes its first `{`, braces inside JSON
+/// strings not counted; MS3.3: a `{` that would open a 127th level makes it invalid at once
+/// (`specs/streaming.md` C8.2); MS1.7: `[TOOL_CALLS]` cuts it wherever it stands.
+static OBJECT: Block = Block::nested(&[TOOL_CALLS], &OBJECT_NESTING, decode_object, unterminated);
+static OBJECT_NESTING: Nesting = Nesting {
+    max_depth: MAX_DEPTH,
+    ..Nesting::JSON_OBJECT
+};
 
 /// What follows the first `marker` in `text` (all of it when there is none).
 fn after<'a>(text: &'a str, marker: &str) -> &'a str {
@@ -126,32 +160,40 @@ fn go_on<T>(read: Result<T, CallError>, next: &'static Block) -> Outcome {
     }
 }
 
-fn decode_head(reading: &Reading<'_>, closer: usize) -> Outcome {
-    let head = after(before_closer(reading, HEAD_CLOSERS, closer), TOOL_CALLS);
-    match HEAD_CLOSERS.get(closer).copied() {
+fn decode_head(reading: &Reading<'_>, end: End) -> Outcome {
+    let head = after(reading.before(end), TOOL_CALLS);
+    match end {
         // MS1.3: blanks, `[` and blanks before the first `{` open an array.
-        Some("{") if call::opens_array(head) => Outcome::Extend(&object::OBJECT[0]),
-        Some("{") => go_on(call::name(head), &object::OBJECT[0]),
-        Some(ARGS) => go_on(call::name(head), &ARGUMENTS),
-        Some(CALL_ID) => go_on(call::name(head), &ID),
+        End::Closer("{") if call::opens_array(head) => Outcome::Extend(&OBJECT),
+        End::Closer("{") => go_on(call::name(head), &OBJECT),
+        End::Closer(ARGS) => go_on(call::name(head), &ARGUMENTS),
+        End::Closer(CALL_ID) => go_on(call::name(head), &ID),
         _ => cut(),
     }
 }
 
-fn decode_id(reading: &Reading<'_>, closer: usize) -> Outcome {
-    let id = after(before_closer(reading, ID_CLOSERS, closer), CALL_ID);
-    match ID_CLOSERS.get(closer).copied() {
-        Some("{") => go_on(call::id(id), &object::OBJECT[0]),
-        Some(ARGS) => go_on(call::id(id), &ARGUMENTS),
+fn decode_id(reading: &Reading<'_>, end: End) -> Outcome {
+    let id = after(reading.before(end), CALL_ID);
+    match end {
+        End::Closer("{") => go_on(call::id(id), &OBJECT),
+        End::Closer(ARGS) => go_on(call::id(id), &ARGUMENTS),
         _ => cut(),
     }
 }
 
-fn decode_arguments(reading: &Reading<'_>, closer: usize) -> Outcome {
-    let gap = after(before_closer(reading, ARGUMENTS_CLOSERS, closer), ARGS);
-    match ARGUMENTS_CLOSERS.get(closer).copied() {
-        Some("{") => go_on(call::gap_before_arguments(gap), &object::OBJECT[0]),
+fn decode_arguments(reading: &Reading<'_>, end: End) -> Outcome {
+    let gap = after(reading.before(end), ARGS);
+    match end {
+        End::Closer("{") => go_on(call::gap_before_arguments(gap), &OBJECT),
         _ => cut(),
+    }
+}
+
+fn decode_object(reading: &Reading<'_>, end: End) -> Outcome {
+    match end {
+        End::Balanced | End::Mismatched => complete(reading),
+        End::TooDeep => too_deep(reading),
+        End::Closer(_) => cut(),
     }
 }
 
@@ -198,7 +240,7 @@ fn complete(reading: &Reading<'_>) -> Outcome {
 fn too_deep(reading: &Reading<'_>) -> Outcome {
     let error = CallError::InvalidJson(format!(
         "nesting deeper than {} levels of arrays and objects",
-        super::json::MAX_DEPTH
+        MAX_DEPTH
     ));
     let mode = match form(reading.block).0 {
         Form::Array => ARRAY,

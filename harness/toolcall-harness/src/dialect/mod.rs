@@ -1,7 +1,9 @@
 //! The reference dialects and their names: one module per dialect, each a [`StreamParser`]
-//! that is right by construction, with its eagerness oracle (`may_hold`).
+//! that is right by construction, with its eagerness oracle (`may_hold`), and its
+//! [`Descriptor`], everything the rest of `tch` needs to know about it.
 
 mod deepseek;
+mod descriptor;
 mod dsml;
 mod gemma4;
 mod glm;
@@ -29,103 +31,83 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+pub use descriptor::{CallAround, Descriptor, Values};
+
 use crate::parser::StreamParser;
 use crate::tools::Registry;
+use descriptor::Parser;
 
-/// A tool-call syntax `tch` has a reference parser for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Dialect {
+/// Declares the dialects: the enum, its list in the order `tch` lists them, and each one's
+/// descriptor. A dialect is added by one line here (after its `mod`).
+macro_rules! dialects {
+    ($($(#[doc = $doc:literal])* $variant:ident => $descriptor:path,)*) => {
+        /// A tool-call syntax `tch` has a reference parser for.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Dialect {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Dialect {
+            /// Every dialect, in the order `tch` lists them.
+            pub const ALL: &'static [Dialect] = &[$(Dialect::$variant,)*];
+
+            /// Everything the dialect declares about itself.
+            pub fn descriptor(self) -> &'static Descriptor {
+                match self {
+                    $(Dialect::$variant => &$descriptor,)*
+                }
+            }
+        }
+    };
+}
+
+dialects! {
     /// Markdown `tool` fences with a YAML body (seed 000).
-    MdFence,
+    MdFence => md_fence::DIALECT,
     /// `<ToolName>{json}</ToolName>` for registry tools, schema-validated (seed 004).
-    Tag,
+    Tag => tag::DIALECT,
     /// `###: {"signature": "CLIENT_TOOL_CALL", …}` (seed 001).
-    Signature,
+    Signature => signature::DIALECT,
     /// `<tool_call>{"name": …, "arguments": …}</tool_call>` (Hermes, Qwen), `<think>`.
-    Hermes,
+    Hermes => hermes::DIALECT,
     /// Qwen3-Coder's XML: `<tool_call><function=NAME><parameter=KEY>VALUE</parameter>…`.
-    Qwen3Coder,
+    Qwen3Coder => qwen3_coder::DIALECT,
     /// gpt-oss's Harmony messages: `<|channel|>analysis<|message|>…`, calls to `functions.NAME`.
-    Harmony,
+    Harmony => harmony::DIALECT,
     /// DeepSeek V3: `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` and a fenced JSON body.
-    DeepSeekV3,
+    DeepSeekV3 => deepseek::V3_DIALECT,
     /// DeepSeek V3.1: `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}`.
-    DeepSeekV31,
+    DeepSeekV31 => deepseek::V31_DIALECT,
     /// DeepSeek V3.2's DSML: `<｜DSML｜function_calls>` and `invoke` elements.
-    DeepSeekV32,
+    DeepSeekV32 => dsml::V32_DIALECT,
     /// DeepSeek V4's DSML form.
-    DeepSeekV4,
+    DeepSeekV4 => dsml::V4_DIALECT,
     /// DeepSeek V4.1's DSML form.
-    DeepSeekV41,
+    DeepSeekV41 => dsml::V41_DIALECT,
     /// Kimi K2: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}`.
-    KimiK2,
+    KimiK2 => kimi_k2::DIALECT,
     /// Kimi K3's tools section.
-    KimiK3,
+    KimiK3 => kimi_k3::DIALECT,
     /// GLM-4.5 and GLM-4.6: `<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>…`.
-    Glm45,
+    Glm45 => glm::GLM45_DIALECT,
     /// GLM-4.7 and GLM-5: GLM-4.5's calls without the newlines.
-    Glm47,
+    Glm47 => glm::GLM47_DIALECT,
     /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`, its thought channel.
-    Gemma4,
+    Gemma4 => gemma4::DIALECT,
     /// Mistral: `[TOOL_CALLS] [{…}]` (v3 tokenizer) and `[TOOL_CALLS]NAME[ARGS]{…}` (v11+).
-    Mistral,
+    Mistral => mistral::DIALECT,
     /// Llama 3.x JSON calls: a reply that is `{"name": …, "parameters": …}`.
-    Llama3Json,
+    Llama3Json => llama3_json::DIALECT,
     /// Python-call lists: `[get_weather(city="Paris")]` (Llama 4; LFM2 in its markers).
-    Pythonic,
+    Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
-    MinimaxM2,
+    MinimaxM2 => minimax_m2::DIALECT,
 }
 
 impl Dialect {
-    /// Every dialect, in the order `tch` lists them.
-    pub const ALL: &'static [Dialect] = &[
-        Dialect::MdFence,
-        Dialect::Tag,
-        Dialect::Signature,
-        Dialect::Hermes,
-        Dialect::Qwen3Coder,
-        Dialect::Harmony,
-        Dialect::DeepSeekV3,
-        Dialect::DeepSeekV31,
-        Dialect::DeepSeekV32,
-        Dialect::DeepSeekV4,
-        Dialect::DeepSeekV41,
-        Dialect::KimiK2,
-        Dialect::KimiK3,
-        Dialect::Glm45,
-        Dialect::Glm47,
-        Dialect::Gemma4,
-        Dialect::Mistral,
-        Dialect::Llama3Json,
-        Dialect::Pythonic,
-        Dialect::MinimaxM2,
-    ];
-
     /// The name used on the command line, in the protocol and as the corpus folder.
     pub fn name(self) -> &'static str {
-        match self {
-            Dialect::MdFence => "md-fence",
-            Dialect::Tag => "tag",
-            Dialect::Signature => "signature",
-            Dialect::Hermes => "hermes",
-            Dialect::Qwen3Coder => "qwen3-coder",
-            Dialect::Harmony => "harmony",
-            Dialect::DeepSeekV3 => "deepseek-v3",
-            Dialect::DeepSeekV31 => "deepseek-v3.1",
-            Dialect::DeepSeekV32 => "deepseek-v3.2",
-            Dialect::DeepSeekV4 => "deepseek-v4",
-            Dialect::DeepSeekV41 => "deepseek-v4.1",
-            Dialect::KimiK2 => "kimi-k2",
-            Dialect::KimiK3 => "kimi-k3",
-            Dialect::Glm45 => "glm-4.5",
-            Dialect::Glm47 => "glm-4.7",
-            Dialect::Gemma4 => "gemma4",
-            Dialect::Mistral => "mistral",
-            Dialect::Llama3Json => "llama3-json",
-            Dialect::Pythonic => "pythonic",
-            Dialect::MinimaxM2 => "minimax-m2",
-        }
+        self.descriptor().name
     }
 
     /// Whether the reference may still hold back `held` (the input it has not released) after
@@ -133,14 +115,9 @@ impl Dialect {
     /// independently of the parser. `prefill` is the context before `held` when `held` starts
     /// at the stream's first byte, else `""`.
     pub fn may_hold(self, held: &str, prefill: &str, tools: &Registry) -> bool {
-        match self {
-            Dialect::MdFence => md_fence::may_hold(held),
-            Dialect::Tag => tag::may_hold(held, tools),
-            Dialect::Signature => signature::may_hold(held),
-            _ => match self.engine() {
-                Engine::Kit(grammar) => kit::eager::may_hold(grammar, held, prefill),
-                Engine::Own => false,
-            },
+        match self.descriptor().parser {
+            Parser::Kit(grammar) => kit::eager::may_hold(grammar, held, prefill),
+            Parser::Own(own) => (own.may_hold)(held, tools),
         }
     }
 
@@ -148,17 +125,9 @@ impl Dialect {
     /// syntax, which a realistic splitting never cuts (`specs/runner.md` R1.4). For `tag`,
     /// the registry's tool tags.
     pub fn markers(self, tools: &Registry) -> Vec<String> {
-        match self.engine() {
-            Engine::Kit(grammar) => grammar.literals().iter().map(|m| (*m).to_owned()).collect(),
-            Engine::Own => match self {
-                Dialect::MdFence => vec!["```".to_owned(), "~~~".to_owned()],
-                Dialect::Signature => vec!["###:".to_owned()],
-                _ => tools
-                    .tools()
-                    .iter()
-                    .flat_map(|t| [format!("<{}>", t.name), format!("</{}>", t.name)])
-                    .collect(),
-            },
+        match self.descriptor().parser {
+            Parser::Kit(grammar) => grammar.literals().iter().map(|m| (*m).to_owned()).collect(),
+            Parser::Own(own) => (own.markers)(tools),
         }
     }
 
@@ -168,80 +137,22 @@ impl Dialect {
     /// `begin` without `prefill`). `""` when the template leaves the reply at its start. Each
     /// dialect's spec names it, and the other variants a family has.
     pub fn default_prefill(self) -> &'static str {
-        match self {
-            Dialect::MdFence | Dialect::Tag | Dialect::Signature => "",
-            Dialect::Hermes => hermes::DEFAULT_PREFILL,
-            Dialect::Qwen3Coder => qwen3_coder::DEFAULT_PREFILL,
-            Dialect::Harmony => harmony::DEFAULT_PREFILL,
-            Dialect::DeepSeekV3 => deepseek::V3_DEFAULT_PREFILL,
-            Dialect::DeepSeekV31 => deepseek::V31_DEFAULT_PREFILL,
-            Dialect::DeepSeekV32 => dsml::V32_DEFAULT_PREFILL,
-            Dialect::DeepSeekV4 => dsml::V4_DEFAULT_PREFILL,
-            Dialect::DeepSeekV41 => dsml::V41_DEFAULT_PREFILL,
-            Dialect::KimiK2 => kimi_k2::DEFAULT_PREFILL,
-            Dialect::KimiK3 => kimi_k3::DEFAULT_PREFILL,
-            Dialect::Glm45 => glm::GLM45_DEFAULT_PREFILL,
-            Dialect::Glm47 => glm::GLM47_DEFAULT_PREFILL,
-            Dialect::Gemma4 => gemma4::DEFAULT_PREFILL,
-            Dialect::Mistral => mistral::DEFAULT_PREFILL,
-            Dialect::Llama3Json => llama3_json::DEFAULT_PREFILL,
-            Dialect::Pythonic => pythonic::DEFAULT_PREFILL,
-            Dialect::MinimaxM2 => minimax_m2::DEFAULT_PREFILL,
-        }
-    }
-
-    /// How the dialect's reference parser is built.
-    fn engine(self) -> Engine {
-        Engine::Kit(match self {
-            Dialect::MdFence | Dialect::Tag | Dialect::Signature => return Engine::Own,
-            Dialect::Hermes => &hermes::GRAMMAR,
-            Dialect::Qwen3Coder => &qwen3_coder::GRAMMAR,
-            Dialect::Harmony => &harmony::GRAMMAR,
-            Dialect::DeepSeekV3 => &deepseek::V3,
-            Dialect::DeepSeekV31 => &deepseek::V31,
-            Dialect::DeepSeekV32 => &dsml::V32,
-            Dialect::DeepSeekV4 => &dsml::V4,
-            Dialect::DeepSeekV41 => &dsml::V41,
-            Dialect::KimiK2 => &kimi_k2::GRAMMAR,
-            Dialect::KimiK3 => &kimi_k3::GRAMMAR,
-            Dialect::Glm45 => &glm::GLM45,
-            Dialect::Glm47 => &glm::GLM47,
-            Dialect::Gemma4 => &gemma4::GRAMMAR,
-            Dialect::Mistral => &mistral::GRAMMAR,
-            Dialect::Llama3Json => &llama3_json::GRAMMAR,
-            Dialect::Pythonic => &pythonic::GRAMMAR,
-            Dialect::MinimaxM2 => &minimax_m2::GRAMMAR,
-        })
+        self.descriptor().default_prefill
     }
 
     /// A fresh reference parser for this dialect, having read `prefill`, the generation prompt
     /// the stream continues (`specs/streaming.md` C9; `""` for none); `tools` is the registry
     /// in use.
     pub fn reference_parser(self, tools: &Arc<Registry>, prefill: &str) -> Box<dyn StreamParser> {
-        let mut parser = self.fresh_parser(tools);
+        let mut parser: Box<dyn StreamParser> = match self.descriptor().parser {
+            Parser::Kit(grammar) => Box::new(kit::KitParser::new(grammar, Arc::clone(tools))),
+            Parser::Own(own) => (own.new)(Arc::clone(tools)),
+        };
         if !prefill.is_empty() {
             parser.prefill(prefill);
         }
         parser
     }
-
-    fn fresh_parser(self, tools: &Arc<Registry>) -> Box<dyn StreamParser> {
-        if let Engine::Kit(grammar) = self.engine() {
-            return Box::new(kit::KitParser::new(grammar, Arc::clone(tools)));
-        }
-        match self {
-            Dialect::Tag => Box::new(tag::TagParser::new(Arc::clone(tools))),
-            Dialect::Signature => Box::new(signature::SignatureParser::new(Arc::clone(tools))),
-            _ => Box::new(md_fence::MdFenceParser::new()),
-        }
-    }
-}
-
-/// How a dialect's reference parser is built: on the kit from a grammar, or its own module
-/// (the seed dialects, whose line- and name-based syntaxes are not marker tables).
-enum Engine {
-    Kit(&'static kit::Grammar),
-    Own,
 }
 
 impl fmt::Display for Dialect {
@@ -276,5 +187,32 @@ impl FromStr for Dialect {
                     .collect::<Vec<_>>()
                     .join(", "),
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_is_sound() {
+        for &dialect in Dialect::ALL {
+            if let Parser::Kit(grammar) = dialect.descriptor().parser {
+                let problems = kit::check::problems(grammar);
+                assert!(problems.is_empty(), "{dialect}: {problems:#?}");
+            }
+        }
+    }
+
+    #[test]
+    fn descriptors_name_their_dialects_once() {
+        for (i, &dialect) in Dialect::ALL.iter().enumerate() {
+            assert_eq!(dialect.name().parse::<Dialect>(), Ok(dialect));
+            assert!(!dialect.descriptor().models.is_empty(), "{dialect}");
+            assert!(
+                Dialect::ALL[..i].iter().all(|d| d.name() != dialect.name()),
+                "{dialect} is listed twice"
+            );
+        }
     }
 }

@@ -1,16 +1,18 @@
 //! The `pythonic` reference parser (`specs/dialects/pythonic.md`): a Python list of calls,
 //! `[get_weather(city="Paris"), get_time()]`, as Llama 4 answers with it (PY1.2, maybe between
 //! `<|python_start|>` and `<|python_end|>`, PY1.3) and as LFM2 writes it between
-//! `<|tool_call_start|>` and `<|tool_call_end|>` (PY1.8); `<think>…</think>` is reasoning. A grammar for the dialect kit. Each call is a block of its own, opened by the
-//! list's `[` or by the `,` before it: its head (up to the name's `(`) is checked here, where
-//! its arguments end is found by the blocks of [`scan`], and what a complete call means is in
-//! [`literal`].
+//! `<|tool_call_start|>` and `<|tool_call_end|>` (PY1.8); `<think>…</think>` is reasoning. A
+//! grammar for the dialect kit. Each call is a block of its own, opened by the list's `[` or
+//! by the `,` before it: its head (up to the name's `(`) is checked here, its arguments are a
+//! nested block ([`ARGUMENTS_IN_LIST`]), and what a complete call means is in [`literal`].
 
 mod literal;
-mod scan;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
+use super::json::MAX_DEPTH;
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, ModeId, Outcome, Reading, THINK, THINKING,
+    Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Nesting, Outcome, Reading, THINK,
+    THINKING,
 };
 
 use crate::event::Event;
@@ -20,6 +22,41 @@ use literal::CallError;
 /// as the spec names it.
 pub(crate) const DEFAULT_PREFILL: &str = "";
 
+/// `pythonic`, described (`Dialect::Pythonic`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "pythonic",
+    models: "Llama 4 (Scout, Maverick), LFM2 and LFM2.5",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<|tool_call_start|>[GetWeather(location=\"",
+        after: "\")]<|tool_call_end|>",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<|tool_call_start|>",
+        "<|tool_call_end|>",
+        "<|python_start|>",
+        "<|python_end|>",
+        "[GetWeather(location=\"",
+        "[get_time(",
+        ")]",
+        "(",
+        ")",
+        "'",
+        "\\'",
+        "True",
+        "{'a': [1, (2,)]}",
+        "r'\\d'",
+        "0x1F",
+        "-2.5e3",
+        "'''",
+        "[Note]",
+    ],
+    prefills: &["<|header_start|>assistant<|header_end|>\n\n"],
+    samples: &["[GetWeather(location=\"Paris\")]"],
+};
+
 const TOOL_CALL_START: &str = "<|tool_call_start|>";
 const TOOL_CALL_END: &str = "<|tool_call_end|>";
 const PYTHON_START: &str = "<|python_start|>";
@@ -27,18 +64,18 @@ const PYTHON_END: &str = "<|python_end|>";
 
 /// The modes of the table in `specs/dialects/pythonic.md` §2. `THINKING` is mode 1 and goes
 /// back to text (PY2.1).
-const TEXT: ModeId = 0;
+const TEXT: ModeId = ModeId(0);
 /// Between a bare list's calls, and its stray text (PY1.7).
-const LIST: ModeId = 2;
-const LIST_STRAY: ModeId = 3;
+const LIST: ModeId = ModeId(2);
+const LIST_STRAY: ModeId = ModeId(3);
 /// An LFM2 section (PY1.8): before its list, and stray text there; between its calls, and
 /// stray text there; after its list, and its text once the list is over.
-const SECTION: ModeId = 4;
-const SECTION_STRAY: ModeId = 5;
-const SECTION_LIST: ModeId = 6;
-const SECTION_LIST_STRAY: ModeId = 7;
-const SECTION_CLOSED: ModeId = 8;
-const SECTION_TAIL: ModeId = 9;
+const SECTION: ModeId = ModeId(4);
+const SECTION_STRAY: ModeId = ModeId(5);
+const SECTION_LIST: ModeId = ModeId(6);
+const SECTION_LIST_STRAY: ModeId = ModeId(7);
+const SECTION_CLOSED: ModeId = ModeId(8);
+const SECTION_TAIL: ModeId = ModeId(9);
 
 const CLOSE_SECTION: Marker = Marker {
     literal: TOOL_CALL_END,
@@ -109,6 +146,7 @@ const SECTION_LIST_MARKERS: &[Marker] = &[
 /// automaton of the mode the chunk started in), so every gap below has a text twin.
 pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     Mode {
+        id: TEXT,
         content: Content::Text,
         markers: text_markers!(
             "A" "B" "C" "D" "E" "F" "G" "H" "I" "J" "K" "L" "M" "N" "O" "P" "Q" "R" "S" "T" "U"
@@ -118,40 +156,48 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     },
     THINKING,
     Mode {
+        id: LIST,
         content: Content::Gap { stray: LIST_STRAY },
         markers: LIST_MARKERS,
     },
     Mode {
+        id: LIST_STRAY,
         content: Content::Text,
         markers: LIST_MARKERS,
     },
     Mode {
+        id: SECTION,
         content: Content::Gap {
             stray: SECTION_STRAY,
         },
         markers: SECTION_MARKERS,
     },
     Mode {
+        id: SECTION_STRAY,
         content: Content::Text,
         markers: SECTION_MARKERS,
     },
     Mode {
+        id: SECTION_LIST,
         content: Content::Gap {
             stray: SECTION_LIST_STRAY,
         },
         markers: SECTION_LIST_MARKERS,
     },
     Mode {
+        id: SECTION_LIST_STRAY,
         content: Content::Text,
         markers: SECTION_LIST_MARKERS,
     },
     Mode {
+        id: SECTION_CLOSED,
         content: Content::Gap {
             stray: SECTION_TAIL,
         },
         markers: &[CLOSE_SECTION],
     },
     Mode {
+        id: SECTION_TAIL,
         content: Content::Text,
         markers: &[CLOSE_SECTION],
     },
@@ -189,22 +235,22 @@ fn after_list(lfm: bool) -> ModeId {
 
 /// PY1.5: a call's head, from its opener (`[`, or `[` and a name's first char, or `,`) to the
 /// closer that just ended it.
-fn decode_head<const LFM: bool>(reading: &Reading<'_>, index: usize) -> Outcome {
-    let closers = if LFM {
-        HEAD_CLOSERS_IN_SECTION
-    } else {
-        HEAD_CLOSERS_IN_LIST
+fn decode_head<const LFM: bool>(reading: &Reading<'_>, end: End) -> Outcome {
+    let End::Closer(closer) = end else {
+        // A head is no nested block: it ends at closers only.
+        return cut();
     };
-    let closer = closers.get(index).copied().unwrap_or_default();
     let block = reading.block;
     let head = block
         .get(1..block.len().saturating_sub(closer.len()))
         .unwrap_or_default();
     let name = head.trim_start_matches(literal::is_blank);
     match closer {
-        "(" if literal::is_name(name) => {
-            scan::code(LFM, 1).map_or_else(too_deep::<LFM>, Outcome::Extend)
-        }
+        "(" if literal::is_name(name) => Outcome::Extend(if LFM {
+            &ARGUMENTS_IN_SECTION
+        } else {
+            &ARGUMENTS_IN_LIST
+        }),
         " " | "\t" | "\n" | "\r" if name.is_empty() => {
             Outcome::Extend(if LFM { &HEAD_IN_SECTION } else { &HEAD_IN_LIST })
         }
@@ -220,6 +266,38 @@ fn decode_head<const LFM: bool>(reading: &Reading<'_>, index: usize) -> Outcome 
             let mode = if LFM { SECTION_TAIL } else { TEXT };
             Outcome::Reject(error.to_string(), mode)
         }
+    }
+}
+
+/// PY1.6: a call's arguments end at the char that brings the count of open brackets back to
+/// zero, brackets inside `'…'` and `"…"` literals not counted; PY3.6: a bracket that would open
+/// a 127th level makes the call invalid at once. In an LFM2 section, `<|tool_call_end|>` cuts
+/// the call wherever it stands (PY1.9).
+static ARGUMENTS_IN_LIST: Block = Block::nested(
+    &[],
+    &PYTHON_NESTING,
+    decode_arguments::<false>,
+    unterminated,
+);
+static ARGUMENTS_IN_SECTION: Block = Block::nested(
+    &[TOOL_CALL_END],
+    &PYTHON_NESTING,
+    decode_arguments::<true>,
+    unterminated,
+);
+static PYTHON_NESTING: Nesting = Nesting {
+    opens: b"([{",
+    closes: b")]}",
+    quotes: b"'\"",
+    max_depth: MAX_DEPTH,
+};
+
+fn decode_arguments<const LFM: bool>(reading: &Reading<'_>, end: End) -> Outcome {
+    match end {
+        End::Balanced => complete::<LFM>(reading),
+        End::Mismatched => mismatched::<LFM>(),
+        End::TooDeep => too_deep::<LFM>(),
+        End::Closer(_) => cut(),
     }
 }
 
@@ -242,7 +320,7 @@ fn mismatched<const LFM: bool>() -> Outcome {
 fn too_deep<const LFM: bool>() -> Outcome {
     let error = CallError::Invalid(format!(
         "nesting deeper than {} levels of brackets",
-        super::json::MAX_DEPTH
+        MAX_DEPTH
     ));
     Outcome::Reject(error.to_string(), list(LFM))
 }

@@ -6,9 +6,12 @@
 
 mod function;
 
+use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{
-    Action, Block, Content, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
+    Action, Block, END_THINK, End, Grammar, Marker, Mode, Outcome, Reading, THINK, section_markers,
+    sectioned,
 };
+use sectioned::{SECTION, TEXT};
 
 pub(crate) use function::FunctionError;
 
@@ -17,54 +20,58 @@ pub(crate) use function::FunctionError;
 /// (`specs/dialects/qwen3-coder.md` Q2.2).
 pub(crate) const DEFAULT_PREFILL: &str = "<|im_start|>assistant\n<think>\n";
 
+/// `qwen3-coder`, described (`Dialect::Qwen3Coder`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "qwen3-coder",
+    models: "Qwen3-Coder, Qwen3.5, Qwen3.6",
+    parser: Parser::Kit(&GRAMMAR),
+    default_prefill: DEFAULT_PREFILL,
+    call: CallAround {
+        before: "<tool_call>\n<function=GetWeather>\n<parameter=location>\n",
+        after: "\n</parameter>\n</function>\n</tool_call>\n",
+        values: Values::Text,
+    },
+    fragments: &[
+        "<function=",
+        "</function>",
+        "<parameter=",
+        "</parameter>",
+        "<function=search_files>\n<parameter=max_results>\n",
+    ],
+    prefills: &["<|im_start|>assistant\n<think>\n"],
+    samples: &[
+        "<tool_call><function=search_files>\n<parameter=max_results>\n1</parameter></function>",
+    ],
+};
+
 const FUNCTION_OPENER: &str = "<function=";
 const FUNCTION_CLOSER: &str = "</function>";
 const SECTION_CLOSER: &str = "</tool_call>";
 
-/// Modes (Q1.1–Q1.3, and the table of `specs/dialects/qwen3-coder.md` §2).
-const TEXT: usize = 0;
-const SECTION: usize = 2;
-const STRAY: usize = 3;
-
 /// The section's markers, the same after stray text (Q1.3).
-const SECTION_MARKERS: &[Marker] = &[
-    Marker {
-        literal: FUNCTION_OPENER,
-        action: Action::Block(&FUNCTION),
-    },
-    Marker {
-        literal: SECTION_CLOSER,
-        action: Action::Switch(TEXT),
-    },
-];
+static SECTION_MARKERS: [Marker; 2] = section_markers(FUNCTION_OPENER, &FUNCTION, SECTION_CLOSER);
 
-pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
-    Mode {
-        content: Content::Text,
-        markers: &[
-            Marker {
-                literal: "<tool_call>",
-                action: Action::Switch(SECTION),
-            },
-            THINK,
-        ],
-    },
-    THINKING,
-    Mode {
-        content: Content::Gap { stray: STRAY },
-        markers: SECTION_MARKERS,
-    },
-    Mode {
-        content: Content::Text,
-        markers: SECTION_MARKERS,
-    },
-]);
+/// The modes of Q1.1–Q1.3 and the table of `specs/dialects/qwen3-coder.md` §2: text,
+/// reasoning, a section between function blocks, and stray text in a section.
+static MODES: [Mode; 4] = sectioned(
+    &[
+        Marker {
+            literal: "<tool_call>",
+            action: Action::Switch(SECTION),
+        },
+        THINK,
+    ],
+    END_THINK,
+    &SECTION_MARKERS,
+);
+
+pub(crate) static GRAMMAR: Grammar = Grammar::new(&MODES);
 
 /// Q1.4: a function block ends at the first `</function>` or `</tool_call>`.
 static FUNCTION: Block = Block::new(&[FUNCTION_CLOSER, SECTION_CLOSER], decode, unterminated);
 
-fn decode(reading: &Reading<'_>, closer: usize) -> Outcome {
-    if closer == 1 {
+fn decode(reading: &Reading<'_>, end: End) -> Outcome {
+    if end == End::Closer(SECTION_CLOSER) {
         // No `</function>`: invalid, and the `</tool_call>` in its bytes closed the section.
         return Outcome::Reject(FunctionError::NoCloser.to_string(), TEXT);
     }

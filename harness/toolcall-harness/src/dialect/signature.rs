@@ -11,6 +11,7 @@ mod call;
 mod eager;
 mod object;
 
+use super::descriptor::{CallAround, Descriptor, OwnParser, Parser, Values};
 use std::mem;
 use std::ops::Range;
 use std::sync::Arc;
@@ -46,6 +47,37 @@ enum State {
     /// Mid-line: nothing can start before the next `\n`.
     Rest,
 }
+
+/// How `signature`'s parser is built, apart from the kit.
+static OWN: OwnParser = OwnParser {
+    new: |tools| Box::new(SignatureParser::new(tools)),
+    may_hold: |held, _| may_hold(held),
+    markers: |_| vec!["###:".to_owned()],
+};
+
+/// `signature`, described (`Dialect::Signature`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "signature",
+    models: "seed 001",
+    parser: Parser::Own(&OWN),
+    default_prefill: "",
+    call: CallAround {
+        before: "###:{\"signature\": \"CLIENT_TOOL_CALL\", \"toolName\": \"GetWeather\", \"input\": {\"location\": \"",
+        after: "\"}}\n",
+        values: Values::Json,
+    },
+    fragments: &[
+        "###:",
+        "###",
+        "#",
+        "###: ",
+        "\"signature\":\"CLIENT_TOOL_CALL\"",
+        "\"toolName\":\"read_file\"",
+        "\"input\":{\"path\":\"a\"}",
+    ],
+    prefills: &[],
+    samples: &["###:{\"signature\":\"CLIENT_TOOL_CALL\",\"toolName\":\"read_file\"}"],
+};
 
 /// The reference parser for `###:` blocks.
 #[derive(Debug)]

@@ -13,6 +13,7 @@ mod call;
 mod eager;
 mod names;
 
+use super::descriptor::{CallAround, Descriptor, OwnParser, Parser, Values};
 use std::mem;
 use std::ops::Range;
 use std::sync::Arc;
@@ -46,6 +47,46 @@ enum State {
     /// (T2.4) across chunks.
     Call { tag: usize, closer: LiteralFinder },
 }
+
+/// How `tag`'s parser is built, apart from the kit: its markers are the registry's tool tags.
+static OWN: OwnParser = OwnParser {
+    new: |tools| Box::new(TagParser::new(tools)),
+    may_hold,
+    markers: |tools| {
+        tools
+            .tools()
+            .iter()
+            .flat_map(|t| [format!("<{}>", t.name), format!("</{}>", t.name)])
+            .collect()
+    },
+};
+
+/// `tag`, described (`Dialect::Tag`).
+pub(crate) static DIALECT: Descriptor = Descriptor {
+    name: "tag",
+    models: "seed 004",
+    parser: Parser::Own(&OWN),
+    default_prefill: "",
+    call: CallAround {
+        before: "<GetWeather>{\"location\": \"",
+        after: "\"}</GetWeather>\n",
+        values: Values::Json,
+    },
+    fragments: &[
+        "<GetWeather>",
+        "</GetWeather>",
+        "<Get",
+        "<read_file>",
+        "</read_file>",
+        "<BookRestaurant>",
+        "</",
+        "```json\n",
+        "\"location\":\"Paris\"",
+        "\"path\":\"/etc/hosts\"",
+    ],
+    prefills: &[],
+    samples: &["<GetWeather>```json\n{\"location\":\"Paris\"}```</GetWeather>"],
+};
 
 /// The reference parser for `<ToolName>{json}</ToolName>` calls.
 #[derive(Debug)]

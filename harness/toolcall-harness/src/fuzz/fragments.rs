@@ -1,41 +1,15 @@
-//! The grammar fuzzed streams are built from: syntax pieces of every dialect (openers, closers,
-//! fence info, JSON and YAML pieces, tag and tool names), line ends, blanks and multi-byte
-//! text. Every dialect gets every fragment: one dialect's markup is another's plain text, and
-//! a parser must tell them apart.
+//! The grammar fuzzed streams are built from: the pieces every dialect shares (JSON pieces,
+//! line ends, blanks, multi-byte text, `<think>`), then each dialect's own syntax pieces, from
+//! its descriptor (`Descriptor::fragments`). Every dialect gets every fragment: one dialect's
+//! markup is another's plain text, and a parser must tell them apart. The generation prompts
+//! fuzzed streams continue are the dialects' too (`Descriptor::prefills`).
 
-/// Fragments, in a fixed order: fuzz inputs and seeds refer to them by index, so append only.
-pub const FRAGMENTS: &[&str] = &[
-    // md-fence
-    "```",
-    "~~~",
-    "````",
-    "tool",
-    " tool x c1",
-    "toolbox",
-    "```tool\n",
-    "\n```\n",
-    "    ```",
-    "a: 1\n",
-    "input:\n  q: é\n",
-    "---\n",
-    "state: output-error\n",
-    "name: add_random_item_to_shop\n",
-    "input:\n",
-    "  - 1\n",
-    "&a [*a, *a]",
-    "yes",
-    "null",
-    // tag
-    "<GetWeather>",
-    "</GetWeather>",
-    "<Get",
-    "<read_file>",
-    "</read_file>",
-    "<BookRestaurant>",
-    "</",
-    "```json\n",
-    "\"location\":\"Paris\"",
-    "\"path\":\"/etc/hosts\"",
+use std::sync::OnceLock;
+
+use crate::dialect::Dialect;
+
+/// The pieces no one dialect owns.
+const SHARED: &[&str] = &[
     // JSON pieces
     "{",
     "}",
@@ -51,22 +25,6 @@ pub const FRAGMENTS: &[&str] = &[
     "\"\\u00e9\"",
     "\"\\ud83d\"",
     "true",
-    // signature
-    "###:",
-    "###",
-    "#",
-    "###: ",
-    "\"signature\":\"CLIENT_TOOL_CALL\"",
-    "\"toolName\":\"read_file\"",
-    "\"input\":{\"path\":\"a\"}",
-    // hermes
-    "<tool_call>",
-    "</tool_call>",
-    "<tool_",
-    "\"name\":\"f\"",
-    "\"name\":\"read_file\"",
-    "\"arguments\":{}",
-    "\"arguments\":\"{\\\"path\\\":\\\"x\\\"}\"",
     // text, blanks, line ends
     "x",
     "Hello ",
@@ -89,148 +47,74 @@ pub const FRAGMENTS: &[&str] = &[
     "[[[[[[[[[[[[[[[[",
     "]]]]]]]]]]]]]]]]",
     "\"__proto__\"",
-    // reasoning (specs/events.md §4)
+    // reasoning (specs/events.md §4), which several dialects share
     "<think>",
     "</think>",
     "<think>\n",
-    // qwen3-coder
-    "<function=",
-    "</function>",
-    "<parameter=",
-    "</parameter>",
-    "<function=search_files>\n<parameter=max_results>\n",
-    // harmony
-    "<|start|>",
-    "<|start|>assistant",
-    "<|channel|>",
-    "analysis",
-    "final",
-    "commentary",
-    " to=functions.get_weather",
-    "<|constrain|>json",
-    "<|message|>",
-    "<|end|>",
-    "<|call|>",
-    "<|return|>",
-    // deepseek
-    "<｜tool▁calls▁begin｜>",
-    "<｜tool▁call▁begin｜>",
-    "<｜tool▁sep｜>",
-    "<｜tool▁call▁end｜>",
-    "<｜tool▁calls▁end｜>",
-    "function<｜tool▁sep｜>get_weather\n```json\n",
-    "\n```",
-    // kimi-k2
-    "<|tool_calls_section_begin|>",
-    "<|tool_call_begin|>",
-    "functions.get_weather:0",
-    "<|tool_call_argument_begin|>",
-    "<|tool_call_end|>",
-    "<|tool_calls_section_end|>",
-    // DSML (deepseek-v3.2, -v4, -v4.1)
-    "\n\n<｜DSML｜function_calls>",
-    "<｜DSML｜tool_calls>",
-    "<｜DSML｜ calls>",
-    "<｜DSML｜invoke name=\"get_weather\">",
-    "<｜DSML｜ invoke name=\"f\"/>",
-    "<｜DSML｜parameter name=\"city\" string=\"true\">",
-    "<｜DSML｜parameter name=\"n\" string=\"false\">",
-    "</｜DSML｜parameter>",
-    "</｜DSML｜invoke>",
-    "</｜DSML｜function_calls>",
-    "</｜DSML｜tool_calls>",
-    // kimi-k3
-    "<|open|>think<|sep|>",
-    "<|close|>think<|sep|>",
-    "<|open|>tools<|sep|>",
-    "<|close|>tools<|sep|>",
-    "<|open|>call tool=\"get_weather\" index=\"1\"<|sep|>",
-    "<|open|>argument key=\"city\" type=\"string\"<|sep|>",
-    "<|close|>argument<|sep|>",
-    "<|close|>call<|sep|>",
-    // glm-4.5, glm-4.7
-    "<arg_key>",
-    "</arg_key>",
-    "<arg_value>",
-    "</arg_value>",
-    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>",
-    "<tool_call>get_weather<arg_key>city</arg_key><arg_value>",
-    "<tool_call>get_time</tool_call>",
-    // minimax-m2
-    "<minimax:tool_call>",
-    "</minimax:tool_call>",
-    "<invoke name=\"GetWeather\">",
-    "<invoke name=\"search_files\">",
-    "</invoke>",
-    "<parameter name=\"location\">",
-    "<parameter name=\"max_results\">",
-    "</parameter>",
-    "<invoke name='f'>",
-    // gemma4
-    "<|tool_call>",
-    "<tool_call|>",
-    "<|\"|>",
-    "call:GetWeather{",
-    "location:",
-    "call:f{n:1,o:{a:[true,null]}}",
-    "None",
-    "<|channel>thought\n",
-    "<|channel>",
-    "<channel|>",
-    // mistral
-    "[TOOL_CALLS]",
-    "[ARGS]",
-    "[CALL_ID]",
-    "[THINK]",
-    "[/THINK]",
-    "[TOOL_CA",
-    "[TOOL_CALLS] [",
-    "\"arguments\":{\"location\":\"Paris\"}",
-    "\"id\":\"abcDEF123\"",
-    "\\\"",
-    "\\\\",
-    "GetWeather",
-    // llama3-json
-    "<|python_tag|>",
-    "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
-    "{\"name\": \"f\", \"arguments\": {}}",
-    "; ",
-    "{\"name\": \"",
-    "}}",
-    // pythonic
-    "<|tool_call_start|>",
-    "<|tool_call_end|>",
-    "<|python_start|>",
-    "<|python_end|>",
-    "[GetWeather(location=\"",
-    "[get_time(",
-    ")]",
-    "(",
-    ")",
-    "'",
-    "\\'",
-    "True",
-    "{'a': [1, (2,)]}",
-    "r'\\d'",
-    "0x1F",
-    "-2.5e3",
-    "'''",
-    "[Note]",
 ];
 
-/// Generation prompts a fuzzed stream may continue (`specs/streaming.md` C9), in a fixed order:
-/// fuzz inputs refer to them by index, so append only. The first is none.
-pub const PREFILLS: &[&str] = &[
-    "",
-    "<|im_start|>assistant\n<think>\n",
-    "<|start|>assistant",
-    "<｜Assistant｜></think>",
-    "<｜Assistant｜><think>",
-    "<|im_assistant|>assistant<|im_middle|><think>",
-    "<|assistant|><think>",
-    "]~b]ai\n<think>\n",
-    "<|turn>model\n",
-    "<|turn>model\n<|channel>thought\n<channel|>",
-    "<|start_header_id|>assistant<|end_header_id|>\n\n",
-    "<|header_start|>assistant<|header_end|>\n\n",
-];
+/// Every fragment: [`SHARED`], then each dialect's own in `Dialect::ALL` order. Fuzz inputs
+/// refer to fragments by index (`super::input`), so an input means the same stream only within
+/// one version of `tch`: a crash file is turned into a stream and chunk vector at once
+/// (`examples/fuzz_corpus.rs`), which any later version replays.
+pub fn fragments() -> &'static [&'static str] {
+    static ALL: OnceLock<Vec<&'static str>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let own = Dialect::ALL.iter().flat_map(|d| d.descriptor().fragments);
+        SHARED.iter().chain(own).copied().collect()
+    })
+}
+
+/// The generation prompts a fuzzed stream may continue (`specs/streaming.md` C9): none first,
+/// then each dialect's (`Descriptor::prefills`), in `Dialect::ALL` order, each once.
+pub fn prefills() -> &'static [&'static str] {
+    static ALL: OnceLock<Vec<&'static str>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = vec![""];
+        for &prefill in Dialect::ALL.iter().flat_map(|d| d.descriptor().prefills) {
+            if !all.contains(&prefill) {
+                all.push(prefill);
+            }
+        }
+        all
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::Registry;
+
+    #[test]
+    fn every_dialect_default_prompt_is_fuzzed() {
+        for &dialect in Dialect::ALL {
+            assert!(prefills().contains(&dialect.default_prefill()), "{dialect}");
+        }
+    }
+
+    #[test]
+    fn every_dialect_marker_is_in_some_fragment() {
+        // A marker no fragment holds is one the fuzzer meets only by chance in raw bytes.
+        // Markers of one or two chars are built from the shared pieces (pythonic's `[A`…`[z`
+        // openers too); `tag`'s depend on the registry (none here).
+        let all = fragments();
+        let missing: Vec<String> = Dialect::ALL
+            .iter()
+            .flat_map(|&dialect| {
+                let mut markers = dialect.markers(&Registry::default());
+                markers.sort_unstable();
+                markers.dedup();
+                markers
+                    .into_iter()
+                    .filter(|m| {
+                        m.chars().count() > 2 && !all.iter().any(|f| f.contains(m.as_str()))
+                    })
+                    .map(move |m| format!("{dialect}: {m:?}"))
+            })
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "markers no fragment holds: {missing:#?}"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 //! chunkings both random and adversarial (cuts inside markup). Everything follows from the
 //! seed, so a campaign replays exactly.
 
-use super::fragments::FRAGMENTS;
+use super::fragments::fragments;
 use crate::split::{self, Chunking, SplitKind, SplitMix64};
 
 /// Streams and chunkings from one seed.
@@ -39,7 +39,7 @@ impl Generator {
     }
 
     fn fragment(&mut self) -> &'static str {
-        FRAGMENTS[self.rng.below(FRAGMENTS.len())]
+        fragments()[self.rng.below(fragments().len())]
     }
 
     fn fresh(&mut self) -> String {
@@ -162,7 +162,7 @@ impl Generator {
     /// A cut before each markup fragment found in `stream`, and one at a random point inside.
     fn inside_markup(&mut self, stream: &str) -> Vec<usize> {
         let mut cuts = Vec::new();
-        for fragment in FRAGMENTS.iter().filter(|f| is_markup(f)) {
+        for fragment in fragments().iter().filter(|f| is_markup(f)) {
             for (start, _) in stream.match_indices(fragment) {
                 let inner = split::cut_points(fragment);
                 if inner.is_empty() {

@@ -4,24 +4,27 @@
 //! reads back as a stream and a chunk vector.
 //!
 //! ```text
-//! byte 0          dialect (modulo the number of dialects D, in Dialect::ALL order); byte 0
-//!                 divided by D picks the prefill (modulo PREFILLS.len())
-//! byte 1          n, the number of cuts (modulo 33)
+//! byte 0          dialect (modulo the number of dialects, in Dialect::ALL order)
+//! byte 1          prefill (modulo the number of prompts, in fragments::prefills() order)
+//! byte 2          n, the number of cuts (modulo 33)
 //! n × 2 bytes     cut selectors, little-endian u16, each picking a char boundary of the
 //!                 stream (start and end included) modulo their number
-//! the rest        pieces: a byte below FRAGMENTS.len() is that fragment; any other byte is
+//! the rest        pieces: a byte T below 254 is fragment T; 254 and a byte B is fragment
+//!                 254 + B; any other byte (and a T or 254 + B past the fragments) is
 //!                 followed by a length byte L and L raw bytes (read as lossy UTF-8)
 //! ```
 
 use arbitrary::{Arbitrary, Unstructured};
 
-use super::fragments::{FRAGMENTS, PREFILLS};
+use super::fragments::{fragments, prefills};
 use crate::dialect::Dialect;
 
 /// The largest number of cuts an input carries: enough for any chunking worth shrinking to.
 const MAX_CUTS: usize = 32;
 /// The piece tag that starts raw text in [`FuzzInput::encode`] (any tag past the fragments does).
 const RAW: u8 = u8::MAX;
+/// The piece tag of a fragment past the first 254: the next byte counts on from 254.
+const WIDE: u8 = u8::MAX - 1;
 
 /// One fuzz case: a stream of a dialect and where to cut it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +32,7 @@ pub struct FuzzInput {
     /// The dialect whose reference parses it.
     pub dialect: Dialect,
     /// The generation prompt the stream continues (`specs/streaming.md` C9), one of
-    /// [`PREFILLS`].
+    /// [`prefills`].
     pub prefill: &'static str,
     /// The stream.
     pub stream: String,
@@ -41,13 +44,13 @@ pub struct FuzzInput {
 impl FuzzInput {
     /// Reads an input from fuzzer bytes; every byte string is some input.
     pub fn decode(data: &[u8]) -> FuzzInput {
-        let first = usize::from(data.first().copied().unwrap_or(0));
-        let dialect = Dialect::ALL[first % Dialect::ALL.len()];
-        let prefill = PREFILLS[first / Dialect::ALL.len() % PREFILLS.len()];
-        let cut_count = usize::from(data.get(1).copied().unwrap_or(0)) % (MAX_CUTS + 1);
-        let selector_end = (2 + 2 * cut_count).min(data.len().max(2));
+        let byte = |i: usize| usize::from(data.get(i).copied().unwrap_or(0));
+        let dialect = Dialect::ALL[byte(0) % Dialect::ALL.len()];
+        let prefill = prefills()[byte(1) % prefills().len()];
+        let cut_count = byte(2) % (MAX_CUTS + 1);
+        let selector_end = (3 + 2 * cut_count).min(data.len().max(3));
         let selectors: Vec<usize> = data
-            .get(2..selector_end)
+            .get(3..selector_end)
             .unwrap_or_default()
             .chunks(2)
             .map(|pair| usize::from(u16::from_le_bytes([pair[0], *pair.get(1).unwrap_or(&0)])))
@@ -82,12 +85,11 @@ impl FuzzInput {
             .iter()
             .position(|&d| d == self.dialect)
             .unwrap_or(0);
-        let prefill = PREFILLS
+        let prefill = prefills()
             .iter()
             .position(|&p| p == self.prefill)
             .unwrap_or(0);
-        let first = (dialect + prefill * Dialect::ALL.len()).min(usize::from(u8::MAX));
-        let mut bytes = vec![first as u8, selectors.len() as u8];
+        let mut bytes = vec![dialect as u8, prefill as u8, selectors.len() as u8];
         for selector in selectors {
             bytes.extend(selector.to_le_bytes());
         }
@@ -122,7 +124,15 @@ pub fn stream_of_pieces(mut pieces: &[u8]) -> String {
     let mut stream = String::new();
     while let Some((&tag, rest)) = pieces.split_first() {
         pieces = rest;
-        match FRAGMENTS.get(usize::from(tag)) {
+        let index = match (tag, pieces.split_first()) {
+            (WIDE, Some((&next, rest))) if fragments().len() > usize::from(WIDE) => {
+                pieces = rest;
+                usize::from(WIDE) + usize::from(next)
+            }
+            (RAW | WIDE, _) => usize::MAX,
+            _ => usize::from(tag),
+        };
+        match fragments().get(index) {
             Some(fragment) => stream.push_str(fragment),
             None => {
                 let (&len, rest) = pieces.split_first().unwrap_or((&0, &[]));
@@ -151,7 +161,7 @@ mod tests {
     fn encoded_inputs_decode_to_themselves() {
         let input = FuzzInput {
             dialect: Dialect::Hermes,
-            prefill: PREFILLS[1],
+            prefill: prefills()[1],
             stream: format!("<tool_call>{}é😀</tool_call>", "x".repeat(300)),
             cuts: vec![0, 3, 3, 311, 313],
         };
@@ -160,9 +170,12 @@ mod tests {
 
     #[test]
     fn any_bytes_are_an_input() {
-        let input = FuzzInput::decode(&[1, 2, 9, 0, 200, 1, 0, 255, 3, b'a', 0xff, b'b', 7]);
+        let input = FuzzInput::decode(&[1, 0, 2, 9, 0, 200, 1, 0, 255, 3, b'a', 0xff, b'b', 7]);
         assert_eq!(input.dialect, Dialect::ALL[1]);
-        assert_eq!(input.stream, format!("```a\u{fffd}b{}", FRAGMENTS[7]));
+        assert_eq!(
+            input.stream,
+            format!("{}a\u{fffd}b{}", fragments()[0], fragments()[7])
+        );
         assert_eq!(input.cuts.len(), 2);
         assert!(input.cuts.iter().all(|&c| input.stream.is_char_boundary(c)));
         assert_eq!(FuzzInput::decode(&[]).stream, "");

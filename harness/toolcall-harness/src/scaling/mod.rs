@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use series::{MIN_TIMED, Point, ScalingOptions, Series, THRESHOLD, human_bytes, measure};
-pub use streams::{Family, call_around};
+pub use streams::Family;
 
 use crate::dialect::Dialect;
 use crate::event::Event;

@@ -1,12 +1,12 @@
 //! The streams `superlinear` is judged on (`specs/runner.md` R8.1): per dialect, three
-//! families that each grow one way, built to a size in bytes. Each dialect's call is written
-//! once, as the text around one string argument, so that the families differ only in what
-//! grows.
+//! families that each grow one way, built to a size in bytes. Each dialect's call is the one
+//! its descriptor writes around one string argument (`Descriptor::call`), so that the
+//! families differ only in what grows.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::dialect::Dialect;
+use crate::dialect::{CallAround, Dialect};
 
 /// A way a stream grows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,7 +35,7 @@ impl Family {
     /// A stream of this family in `dialect`, of at least `bytes` bytes (and at most one
     /// call's or paragraph's length more).
     pub fn stream(self, dialect: Dialect, bytes: usize) -> String {
-        let (before, after) = call_around(dialect);
+        let CallAround { before, after, .. } = dialect.descriptor().call;
         match self {
             Family::OneCall => {
                 let mut stream = String::with_capacity(bytes + before.len() + after.len());
@@ -111,85 +111,6 @@ fn grow(stream: &mut String, bytes: usize, unit: &str) {
     stream.push_str(&unit[..left.min(unit.len())]);
 }
 
-/// The text before and after the string argument of one call to the bundled `GetWeather`
-/// (parameter `location`, a string) in `dialect`, as its sources write a complete call; `{n}`
-/// stands for the call's number where the dialect numbers calls.
-pub fn call_around(dialect: Dialect) -> (&'static str, &'static str) {
-    match dialect {
-        Dialect::MdFence => ("```tool GetWeather\ninput:\n  location: \"", "\"\n```\n"),
-        Dialect::Tag => ("<GetWeather>{\"location\": \"", "\"}</GetWeather>\n"),
-        Dialect::Signature => (
-            "###:{\"signature\": \"CLIENT_TOOL_CALL\", \"toolName\": \"GetWeather\", \"input\": {\"location\": \"",
-            "\"}}\n",
-        ),
-        Dialect::Hermes => (
-            "<tool_call>\n{\"name\": \"GetWeather\", \"arguments\": {\"location\": \"",
-            "\"}}\n</tool_call>\n",
-        ),
-        Dialect::Qwen3Coder => (
-            "<tool_call>\n<function=GetWeather>\n<parameter=location>\n",
-            "\n</parameter>\n</function>\n</tool_call>\n",
-        ),
-        Dialect::Harmony => (
-            "<|start|>assistant to=functions.GetWeather<|channel|>commentary <|constrain|>json<|message|>{\"location\": \"",
-            "\"}<|call|>",
-        ),
-        Dialect::DeepSeekV3 => (
-            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>GetWeather\n```json\n{\"location\": \"",
-            "\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-        ),
-        Dialect::DeepSeekV31 => (
-            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>GetWeather<｜tool▁sep｜>{\"location\": \"",
-            "\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-        ),
-        Dialect::DeepSeekV32 => (
-            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"GetWeather\">\n<｜DSML｜parameter name=\"location\" string=\"true\">",
-            "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>\n",
-        ),
-        Dialect::DeepSeekV4 => (
-            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"GetWeather\">\n<｜DSML｜parameter name=\"location\" string=\"true\">",
-            "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>\n",
-        ),
-        Dialect::DeepSeekV41 => (
-            "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"GetWeather\">\n<｜DSML｜ parameter name=\"location\" string=\"true\">",
-            "</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>\n",
-        ),
-        Dialect::KimiK2 => (
-            "<|tool_calls_section_begin|><|tool_call_begin|>functions.GetWeather:{n}<|tool_call_argument_begin|>{\"location\": \"",
-            "\"}<|tool_call_end|><|tool_calls_section_end|>",
-        ),
-        Dialect::KimiK3 => (
-            "<|open|>tools<|sep|><|open|>call tool=\"GetWeather\" index=\"{n}\"<|sep|><|open|>argument key=\"location\" type=\"string\"<|sep|>",
-            "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
-        ),
-        Dialect::Glm45 => (
-            "<tool_call>GetWeather\n<arg_key>location</arg_key>\n<arg_value>",
-            "</arg_value>\n</tool_call>",
-        ),
-        Dialect::Glm47 => (
-            "<tool_call>GetWeather<arg_key>location</arg_key><arg_value>",
-            "</arg_value></tool_call>",
-        ),
-        Dialect::Gemma4 => (
-            "<|tool_call>call:GetWeather{location:<|\"|>",
-            "<|\"|>}<tool_call|>",
-        ),
-        Dialect::Mistral => ("[TOOL_CALLS]GetWeather[ARGS]{\"location\": \"", "\"}"),
-        Dialect::Llama3Json => (
-            "<|python_tag|>{\"name\": \"GetWeather\", \"parameters\": {\"location\": \"",
-            "\"}}",
-        ),
-        Dialect::Pythonic => (
-            "<|tool_call_start|>[GetWeather(location=\"",
-            "\")]<|tool_call_end|>",
-        ),
-        Dialect::MinimaxM2 => (
-            "<minimax:tool_call>\n<invoke name=\"GetWeather\">\n<parameter name=\"location\">",
-            "</parameter>\n</invoke>\n</minimax:tool_call>\n",
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -225,7 +146,7 @@ mod tests {
             let calls = calls(&events);
             assert_eq!(calls.len(), 1, "{dialect}: {events:?}");
             let location = calls[0]["location"].as_str().unwrap_or_default();
-            let (before, after) = call_around(dialect);
+            let CallAround { before, after, .. } = dialect.descriptor().call;
             let markup = "Let me look that up.\n".len() + numbered(before, 1).len() + after.len();
             assert_eq!(location.len(), 4096 - markup, "{dialect}: {location:?}");
             assert!(

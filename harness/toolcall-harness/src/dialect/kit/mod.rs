@@ -9,265 +9,36 @@
 //! captured up to one of the block's closers and then decoded whole: as a call, as markup
 //! (a header that only switches the mode), as the start of a longer block, or rejected
 //! (`error`, then the block's exact text as text). Every byte is text, reasoning, part of a
-//! call's span or markup (`specs/streaming.md` C2); markers are literal strings.
+//! call's span or markup (`specs/streaming.md` C2); markers are literal strings. A *nested*
+//! block ends instead where the bracket level it was entered with closes (a JSON object, a
+//! Python call's arguments), counted in O(1) per byte ([`nesting`]).
+//!
+//! The tables are in `grammar.rs` (with [`sectioned`], the text / reasoning / section / stray
+//! text layout most dialects share), checked by `check.rs` (in tests); this file is the parser.
 
+#[cfg(test)]
+pub(crate) mod check;
 pub(crate) mod eager;
+mod grammar;
 pub(crate) mod markers;
+mod nesting;
 
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use markers::{Found, MarkerFinder, MarkerSet};
+pub(crate) use grammar::{
+    Action, Block, Content, END_THINK, End, Grammar, Marker, Mode, ModeId, Outcome, Reading, THINK,
+    THINKING, section_markers, sectioned,
+};
+pub(crate) use nesting::Nesting;
+
+use markers::{Found, MarkerFinder};
+use nesting::Depth;
 
 use super::output::Output;
 use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::tools::Registry;
-
-/// A mode's index in its grammar's `modes`.
-pub(crate) type ModeId = usize;
-
-/// A dialect as data: its modes, the first of which is where a stream starts.
-#[derive(Debug)]
-pub(crate) struct Grammar {
-    pub(crate) modes: &'static [Mode],
-    /// One marker automaton per mode, built on first use.
-    pub(crate) automata: OnceLock<Vec<MarkerSet>>,
-}
-
-impl Grammar {
-    /// A grammar of `modes`; `modes[0]` is where a stream without prefill starts.
-    pub(crate) const fn new(modes: &'static [Mode]) -> Grammar {
-        Grammar {
-            modes,
-            automata: OnceLock::new(),
-        }
-    }
-
-    fn automaton(&self, mode: ModeId) -> &MarkerSet {
-        let automata = self.automata.get_or_init(|| {
-            self.modes
-                .iter()
-                .map(|m| {
-                    let literals: Vec<&'static str> = m.markers.iter().map(|k| k.literal).collect();
-                    MarkerSet::new(&literals)
-                })
-                .collect()
-        });
-        &automata[mode]
-    }
-
-    /// Every literal of the grammar that opens a block, in any mode.
-    pub(crate) fn block_openers(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.modes.iter().flat_map(|m| {
-            m.markers
-                .iter()
-                .filter(|k| matches!(k.action, Action::Block(_)))
-                .map(|k| k.literal)
-        })
-    }
-
-    /// Every literal of the grammar: markers of every mode and closers of every block.
-    pub(crate) fn literals(&self) -> Vec<&'static str> {
-        let mut all = Vec::new();
-        for mode in self.modes {
-            for marker in mode.markers {
-                all.push(marker.literal);
-                if let Action::Block(block) = marker.action {
-                    block.collect_closers(&mut all);
-                }
-            }
-        }
-        all
-    }
-}
-
-/// What the bytes of a mode that are not markers are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Content {
-    /// The start of a reply, where a call may still begin: text; blanks keep the mode, and
-    /// any other char (text too) goes to mode `then`, whose markers are among this mode's (a
-    /// reply that began as prose is prose). A marker found after that char is read again in
-    /// `then`. A prefill never ends a lead: the reply starts after it.
-    Lead {
-        /// The mode once the reply is prose.
-        then: ModeId,
-    },
-    /// Text.
-    Text,
-    /// Reasoning (`specs/events.md` §4).
-    Reasoning,
-    /// Between the calls of a section: blanks are markup; anything else starts stray text,
-    /// and the parser goes to mode `stray` (text, with markers among this mode's, so blanks
-    /// after it are text too).
-    Gap {
-        /// The mode of stray text in this section.
-        stray: ModeId,
-    },
-}
-
-/// A mode: what its content is, and the markers that end it.
-#[derive(Debug)]
-pub(crate) struct Mode {
-    pub(crate) content: Content,
-    pub(crate) markers: &'static [Marker],
-}
-
-/// A literal and what it does in its mode.
-#[derive(Debug)]
-pub(crate) struct Marker {
-    pub(crate) literal: &'static str,
-    pub(crate) action: Action,
-}
-
-/// `<think>` in text: reasoning starts, in mode 1, [`THINKING`] (E4: the dialects that write
-/// `<think>…</think>` put text at mode 0 and reasoning at mode 1).
-pub(crate) const THINK: Marker = Marker {
-    literal: "<think>",
-    action: Action::Switch(1),
-};
-
-/// The reasoning of `<think>` dialects: only `</think>` is a marker, back to text at mode 0
-/// (call syntax inside is reasoning, `specs/events.md` E4.4).
-pub(crate) const THINKING: Mode = Mode {
-    content: Content::Reasoning,
-    markers: &[Marker {
-        literal: "</think>",
-        action: Action::Switch(0),
-    }],
-};
-
-/// What a marker does.
-#[derive(Debug)]
-pub(crate) enum Action {
-    /// It is markup, and the parser goes to this mode.
-    Switch(ModeId),
-    /// It opens a block, captured from the marker's first byte.
-    Block(&'static Block),
-}
-
-/// A block: captured until one of its closers, or, for a JSON-object block, until the object
-/// its opener began is closed; then decoded whole.
-#[derive(Debug)]
-pub(crate) struct Block {
-    pub(crate) closers: &'static [&'static str],
-    /// Whether the block is a JSON object, opened by its opener's `{`: it also ends at the
-    /// `}` that closes that object (braces inside strings not counted), where it is decoded
-    /// with the closer index `closers.len()` ([`Block::json_end`]).
-    pub(crate) json_object: bool,
-    /// Reads the complete block (opener through closer); `closer` is the index of the closer
-    /// that ended it.
-    pub(crate) decode: fn(&Reading<'_>, closer: usize) -> Outcome,
-    /// Reads the block still open at the end of the stream.
-    pub(crate) unterminated: fn(&Reading<'_>) -> Outcome,
-    pub(crate) automaton: OnceLock<MarkerSet>,
-}
-
-impl Block {
-    /// A block ended by `closers`.
-    pub(crate) const fn new(
-        closers: &'static [&'static str],
-        decode: fn(&Reading<'_>, usize) -> Outcome,
-        unterminated: fn(&Reading<'_>) -> Outcome,
-    ) -> Block {
-        Block {
-            closers,
-            json_object: false,
-            decode,
-            unterminated,
-            automaton: OnceLock::new(),
-        }
-    }
-
-    /// A block that is one JSON object: it begins at its opener (which holds the object's
-    /// `{`) and ends at the `}` that closes the object, or at one of `closers` if one comes
-    /// first. The object's end is found by a state of three fields kept across chunks, so
-    /// each byte costs O(1) and the block is read once, when it ends.
-    pub(crate) const fn json_object(
-        closers: &'static [&'static str],
-        decode: fn(&Reading<'_>, usize) -> Outcome,
-        unterminated: fn(&Reading<'_>) -> Outcome,
-    ) -> Block {
-        Block {
-            closers,
-            json_object: true,
-            decode,
-            unterminated,
-            automaton: OnceLock::new(),
-        }
-    }
-
-    /// The closer index a JSON-object block is decoded with when its object closed.
-    pub(crate) fn json_end(&self) -> usize {
-        self.closers.len()
-    }
-
-    fn automaton(&self) -> &MarkerSet {
-        self.automaton.get_or_init(|| MarkerSet::new(self.closers))
-    }
-
-    fn collect_closers(&self, into: &mut Vec<&'static str>) {
-        into.extend(self.closers.iter().copied());
-    }
-}
-
-/// What a decoder is given: the block's text, and what a call needs.
-#[derive(Debug)]
-pub(crate) struct Reading<'a> {
-    /// The block, from its opener's first byte (its prefill part included, C9.3).
-    pub(crate) block: &'a str,
-    /// How many leading bytes of `block` came from the prefill: context, never output.
-    pub(crate) from_prefill: usize,
-    /// The registry, for values typed by a tool's schema.
-    pub(crate) tools: &'a Registry,
-    /// The id the call gets if its source names none (C7).
-    pub(crate) generated_id: String,
-}
-
-impl Reading<'_> {
-    /// The block's text between its opener and its closer, as the lengths given: what most
-    /// decoders read.
-    pub(crate) fn inner(&self, opener: &str, closer: &str) -> &str {
-        self.block
-            .get(opener.len()..self.block.len().saturating_sub(closer.len()))
-            .unwrap_or_default()
-    }
-}
-
-/// What a decoded block is.
-#[derive(Debug)]
-pub(crate) enum Outcome {
-    /// A call: these events (one `tool-call`), then this mode.
-    Call(Vec<Event>, ModeId),
-    /// Markup only (a header): then this mode.
-    Markup(ModeId),
-    /// Not finished: the block goes on, captured until this block's closers.
-    Extend(&'static Block),
-    /// Invalid: `error` with this text, the block's text as text, then this mode.
-    Reject(String, ModeId),
-    /// No block after all, and no error: its text as text, then this mode (an opener that
-    /// only looked like one, such as `[Note]` in prose for a dialect whose lists start with
-    /// `[` and a name).
-    Text(ModeId),
-    /// Broken by its closer, which opens a new block of this kind: `error` with this text
-    /// (none: no error), the block's text before the closer as text, and the closer starts
-    /// the new block.
-    Reopen(Option<String>, &'static Block),
-}
-
-impl Outcome {
-    /// A block read as one call (then `mode`), or rejected with the reason it is not one
-    /// (then `mode` too): what most decoders give.
-    pub(crate) fn of_call<E: std::fmt::Display>(
-        read: Result<crate::event::ToolCall, E>,
-        mode: ModeId,
-    ) -> Outcome {
-        match read {
-            Ok(call) => Outcome::Call(vec![Event::ToolCall(call)], mode),
-            Err(error) => Outcome::Reject(error.to_string(), mode),
-        }
-    }
-}
 
 /// The normalized events of `stream` read by `grammar` whole, as JSON lines, after checking
 /// that one char per chunk gives the same: for dialects' unit tests.
@@ -299,54 +70,29 @@ struct OpenBlock {
     start: usize,
     block: &'static Block,
     closer: MarkerFinder,
-    /// Where a JSON-object block's object stands.
-    json: JsonDepth,
+    /// Where a nested block's scan stands.
+    depth: Depth,
 }
 
-/// How far into a JSON object a scan is: brace depth outside strings, whether it is in a
-/// string, and whether the last byte was an escaping backslash there. Brackets need no count:
-/// only the object's own `}` can end it.
-#[derive(Debug, Clone, Copy, Default)]
-struct JsonDepth {
-    depth: usize,
-    in_string: bool,
-    escaped: bool,
-}
-
-impl JsonDepth {
-    /// Scans `bytes`; returns the offset just past the `}` that closes the object, if there.
-    fn end_in(&mut self, bytes: &[u8]) -> Option<usize> {
-        for (i, &b) in bytes.iter().enumerate() {
-            if self.in_string {
-                match (self.escaped, b) {
-                    (true, _) => self.escaped = false,
-                    (false, b'\\') => self.escaped = true,
-                    (false, b'"') => self.in_string = false,
-                    _ => {}
-                }
-            } else {
-                match b {
-                    b'"' => self.in_string = true,
-                    b'{' => self.depth += 1,
-                    b'}' => {
-                        self.depth = self.depth.saturating_sub(1);
-                        if self.depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
+impl OpenBlock {
+    /// `block`, entered with `text` (its opener, or all it held before an extension).
+    fn entering(
+        block: &'static Block,
+        text: String,
+        from_prefill: usize,
+        start: usize,
+    ) -> OpenBlock {
+        let depth = block
+            .nesting
+            .map_or_else(Depth::default, |nesting| Depth::entered(nesting, &text));
+        OpenBlock {
+            text,
+            from_prefill,
+            start,
+            block,
+            closer: MarkerFinder::default(),
+            depth,
         }
-        None
-    }
-
-    /// The state after a block's opener: inside the object the opener began.
-    fn after(opener: &str) -> JsonDepth {
-        let mut state = JsonDepth::default();
-        // An opener ends with the object's `{`, so it never closes the object itself.
-        let _ = state.end_in(opener.as_bytes());
-        state
     }
 }
 
@@ -370,7 +116,7 @@ impl KitParser {
         KitParser {
             grammar,
             tools,
-            mode: 0,
+            mode: ModeId(0),
             finder: MarkerFinder::default(),
             open: None,
             offset: 0,
@@ -411,7 +157,8 @@ impl KitParser {
             Some(Found { marker, end }) if switched => {
                 let literal = set.markers()[marker];
                 let start = (rest_offset + end).saturating_sub(literal.len());
-                match grammar.modes[self.mode]
+                match grammar
+                    .mode(self.mode)
                     .markers
                     .iter()
                     .find(|m| m.literal == literal)
@@ -421,7 +168,7 @@ impl KitParser {
                 }
             }
             Some(Found { marker, end }) => {
-                let marker = &grammar.modes[mode].markers[marker];
+                let marker = &grammar.mode(mode).markers[marker];
                 let start = (rest_offset + end).saturating_sub(marker.literal.len());
                 self.act(marker, start, rest_offset + end);
             }
@@ -445,14 +192,12 @@ impl KitParser {
                 self.mode = mode;
             }
             Action::Block(block) => {
-                self.open = Some(OpenBlock {
-                    text: marker.literal.to_owned(),
-                    from_prefill: 0,
-                    start,
+                self.open = Some(OpenBlock::entering(
                     block,
-                    closer: MarkerFinder::default(),
-                    json: JsonDepth::after(marker.literal),
-                });
+                    marker.literal.to_owned(),
+                    0,
+                    start,
+                ));
             }
         }
     }
@@ -461,7 +206,7 @@ impl KitParser {
     /// up to the first other char, which starts stray text. `at` is the stream offset of
     /// `content`.
     fn release(&mut self, content: &str, at: usize, out: &mut Vec<Event>) {
-        match self.grammar.modes[self.mode].content {
+        match self.grammar.mode(self.mode).content {
             Content::Text => self.output.release_as(content, false, out),
             Content::Reasoning => self.output.release_as(content, true, out),
             Content::Lead { then } => {
@@ -498,18 +243,19 @@ impl KitParser {
     ) -> usize {
         let found = open.closer.find(open.block.automaton(), rest);
         let closer_end = found.map_or(rest.len(), |f| f.end);
-        // The earlier end wins. The JSON state is scanned only up to the closer, so it stays
-        // exact if the block goes on (`Outcome::Extend`); when the object closes first, the
-        // closer search that went further is dropped with the block.
-        let object_end = if open.block.json_object {
-            open.json
-                .end_in(rest.as_bytes().get(..closer_end).unwrap_or_default())
-        } else {
-            None
-        };
-        let (marker, end) = match (object_end, found) {
-            (Some(end), _) => (open.block.json_end(), end),
-            (None, Some(Found { marker, end })) => (marker, end),
+        // The earlier end wins. The nesting is scanned only up to the closer, so it stays
+        // exact if the block goes on (`Outcome::Extend`); when the nesting ends first, the
+        // closer search that went further is dropped with the block. A closer holds no byte
+        // its nesting counts (`check.rs`), so scanning its bytes changes nothing.
+        let nested_end = open.block.nesting.and_then(|nesting| {
+            open.depth.end_in(
+                nesting,
+                rest.as_bytes().get(..closer_end).unwrap_or_default(),
+            )
+        });
+        let (end, why) = match (nested_end, found) {
+            (Some((end, why)), _) => (end, why),
+            (None, Some(Found { marker, end })) => (end, End::Closer(open.block.closers[marker])),
             (None, None) => {
                 open.text.push_str(rest);
                 self.open = Some(open);
@@ -523,9 +269,8 @@ impl KitParser {
             tools: &self.tools,
             generated_id: self.output.generated_id(),
         };
-        let outcome = (open.block.decode)(&reading, marker);
-        let closer = open.block.closers.get(marker).map_or(0, |c| c.len());
-        self.settle(open, outcome, rest_offset + end, closer, out);
+        let outcome = (open.block.decode)(&reading, why);
+        self.settle(open, outcome, rest_offset + end, why.closer_len(), out);
         end
     }
 
@@ -533,7 +278,7 @@ impl KitParser {
     /// bytes.
     fn settle(
         &mut self,
-        mut open: OpenBlock,
+        open: OpenBlock,
         outcome: Outcome,
         end: usize,
         closer: usize,
@@ -554,14 +299,12 @@ impl KitParser {
                     self.output.release_as(before, false, out);
                 }
                 let text = open.text.get(cut..).unwrap_or_default().to_owned();
-                self.open = Some(OpenBlock {
-                    json: JsonDepth::after(&text),
-                    text,
-                    from_prefill: open.from_prefill.saturating_sub(cut),
-                    start: end.saturating_sub(closer),
+                self.open = Some(OpenBlock::entering(
                     block,
-                    closer: MarkerFinder::default(),
-                });
+                    text,
+                    open.from_prefill.saturating_sub(cut),
+                    end.saturating_sub(closer),
+                ));
             }
             Outcome::Call(events, mode) => {
                 self.output
@@ -581,9 +324,13 @@ impl KitParser {
                 self.mode = mode;
             }
             Outcome::Extend(block) => {
-                open.block = block;
-                open.closer = MarkerFinder::default();
-                self.open = Some(open);
+                let start = open.start;
+                self.open = Some(OpenBlock::entering(
+                    block,
+                    open.text,
+                    open.from_prefill,
+                    start,
+                ));
             }
         }
     }
@@ -653,7 +400,7 @@ impl StreamParser for KitParser {
         // The reply starts after its generation prompt: the prompt's own text does not make it
         // prose.
         if matches!(self.grammar.modes[0].content, Content::Lead { then } if then == self.mode) {
-            self.mode = 0;
+            self.mode = ModeId(0);
         }
         if let Some(open) = &mut self.open {
             open.from_prefill = open.text.len();
