@@ -2,6 +2,7 @@
 //! that is right by construction, with its eagerness oracle (`may_hold`), and its
 //! [`Descriptor`], everything the rest of `tch` needs to know about it.
 
+mod cohere;
 mod deepseek;
 mod descriptor;
 mod dsml;
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// Cohere Command: `<|START_ACTION|>[{"tool_call_id": …, "tool_name": …, "parameters": …}]<|END_ACTION|>`.
+    Cohere => cohere::DIALECT,
 }
 
 impl Dialect {
