@@ -5,6 +5,7 @@
 mod deepseek;
 mod descriptor;
 mod dsml;
+mod functiongemma;
 mod gemma4;
 mod glm;
 mod harmony;
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`.
+    FunctionGemma => functiongemma::DIALECT,
 }
 
 impl Dialect {
