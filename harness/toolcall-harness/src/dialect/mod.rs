@@ -6,6 +6,7 @@ mod cohere;
 mod deepseek;
 mod descriptor;
 mod dsml;
+mod functiongemma;
 mod gemma4;
 mod glm;
 mod harmony;
@@ -105,6 +106,8 @@ dialects! {
     MinimaxM2 => minimax_m2::DIALECT,
     /// Cohere Command: `<|START_ACTION|>[{"tool_call_id": …, "tool_name": …, "parameters": …}]<|END_ACTION|>`.
     Cohere => cohere::DIALECT,
+    /// FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`.
+    FunctionGemma => functiongemma::DIALECT,
 }
 
 impl Dialect {
