@@ -9,6 +9,7 @@ mod gemma4;
 mod glm;
 mod harmony;
 pub mod hermes;
+mod hunyuan;
 mod json;
 mod kimi_k2;
 mod kimi_k3;
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// Hunyuan-A13B: `<answer>\n<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>\n</answer>`.
+    Hunyuan => hunyuan::DIALECT,
 }
 
 impl Dialect {
