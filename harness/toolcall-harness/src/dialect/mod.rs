@@ -11,6 +11,7 @@ mod gemma4;
 mod glm;
 mod harmony;
 pub mod hermes;
+mod hunyuan;
 mod json;
 mod kimi_k2;
 mod kimi_k3;
@@ -108,6 +109,8 @@ dialects! {
     Cohere => cohere::DIALECT,
     /// FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`.
     FunctionGemma => functiongemma::DIALECT,
+    /// Hunyuan-A13B: `<answer>\n<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>\n</answer>`.
+    Hunyuan => hunyuan::DIALECT,
 }
 
 impl Dialect {
