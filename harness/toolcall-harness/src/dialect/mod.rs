@@ -22,6 +22,7 @@ mod pythonic;
 mod qwen3_coder;
 mod scan;
 pub mod signature;
+mod step3;
 pub mod tag;
 mod typed;
 
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// StepFun Step3: `<｜tool_calls_begin｜>` sections of `function<｜tool_sep｜><steptml:invoke …>`.
+    Step3 => step3::DIALECT,
 }
 
 impl Dialect {
