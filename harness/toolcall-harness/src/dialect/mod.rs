@@ -25,6 +25,7 @@ mod pythonic;
 mod qwen3_coder;
 mod scan;
 pub mod signature;
+mod step3;
 pub mod tag;
 mod typed;
 
@@ -111,6 +112,8 @@ dialects! {
     FunctionGemma => functiongemma::DIALECT,
     /// Hunyuan-A13B: `<answer>\n<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>\n</answer>`.
     Hunyuan => hunyuan::DIALECT,
+    /// StepFun Step3: `<｜tool_calls_begin｜>` sections of `function<｜tool_sep｜><steptml:invoke …>`.
+    Step3 => step3::DIALECT,
 }
 
 impl Dialect {

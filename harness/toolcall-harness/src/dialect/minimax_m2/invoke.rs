@@ -5,6 +5,11 @@
 //! The block is complete: it runs from `<invoke` through the first `</invoke>` after it (the
 //! kit found where). So the reading can use plain searches: a tag ends at its first `>`, a
 //! value at its first `</parameter>`, exactly as the template writes them.
+//!
+//! The reading of an invoke element ([`element`]) is shared with Step3's
+//! `<steptml:invoke>` (`specs/dialects/step3.md` STP3.4–STP3.10), which spells the same
+//! elements with a prefix, finds their end inside a larger block by reading left to right, and
+//! types values by its own table: [`Syntax`] says each of these.
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -39,11 +44,29 @@ pub(crate) enum InvokeError {
     StrayText,
 }
 
-const PARAMETER_OPENER: &str = "<parameter";
-const PARAMETER_CLOSER: &str = "</parameter>";
+impl From<Broken> for InvokeError {
+    fn from(broken: Broken) -> InvokeError {
+        match broken {
+            Broken::InvokeTag => InvokeError::InvokeTag,
+            Broken::ParameterTag => InvokeError::ParameterTag,
+            Broken::UnclosedParameter(key) => InvokeError::UnclosedParameter(key),
+            Broken::StrayText => InvokeError::StrayText,
+            // Never here: the kit ended the block at its `</invoke>`.
+            Broken::Unclosed => InvokeError::Unclosed,
+        }
+    }
+}
 
-/// Blanks (`specs/dialects/minimax-m2.md` §1).
-const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
+/// MiniMax-M2's elements and its table of typed values.
+static SYNTAX: Syntax = Syntax {
+    invoke_closer: INVOKE_CLOSER,
+    parameter_opener: "<parameter",
+    parameter_closer: "</parameter>",
+    typed,
+};
+
+/// Blanks (`specs/dialects/minimax-m2.md` §1, `specs/dialects/step3.md` §1).
+pub(crate) const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
 
 /// The call of the complete block `block` (from `<invoke` through `</invoke>`), with id
 /// `generated_id` (the format has no ids, `specs/streaming.md` C7).
@@ -52,45 +75,106 @@ pub(super) fn read(
     tools: &Registry,
     generated_id: String,
 ) -> Result<ToolCall, InvokeError> {
-    let inner = block
-        .strip_prefix(INVOKE_OPENER)
-        .and_then(|rest| rest.strip_suffix(INVOKE_CLOSER))
-        .unwrap_or_default();
+    // The block ends at its first `</invoke>` (MM1.4), so the element read left to right ends
+    // there too, with nothing after it.
+    let text = block.strip_prefix(INVOKE_OPENER).unwrap_or_default();
+    let element = element(&SYNTAX, text, tools)?;
+    Ok(element.into_call(generated_id))
+}
+
+/// How a dialect spells an invoke element after its opener (`<invoke`, `<steptml:invoke`), and
+/// what its values mean.
+#[derive(Debug)]
+pub(crate) struct Syntax {
+    /// Ends the element's body (`</invoke>`).
+    pub(crate) invoke_closer: &'static str,
+    /// Opens a parameter element (`<parameter`).
+    pub(crate) parameter_opener: &'static str,
+    /// Ends a parameter's value (`</parameter>`).
+    pub(crate) parameter_closer: &'static str,
+    /// The dialect's table: a VALUE as the `input` value a parameter of the declared type gets.
+    pub(crate) typed: fn(&str, Option<&str>) -> Value,
+}
+
+/// Why the text of an invoke element is not one, before a dialect names it in its own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// The tag is not ` name="NAME">` after the opener.
+    InvokeTag,
+    /// A parameter tag is not ` name="KEY">` after its opener.
+    ParameterTag,
+    /// This parameter's closer does not come before the end of the text.
+    UnclosedParameter(String),
+    /// A body byte that is neither a blank nor part of a parameter element.
+    StrayText,
+    /// The body reached the end of the text without the invoke closer.
+    Unclosed,
+}
+
+/// An invoke element, read: its name, its typed input, and the text after its closer.
+#[derive(Debug)]
+pub(crate) struct Element<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) input: Map<String, Value>,
+    pub(crate) after: &'a str,
+}
+
+impl Element<'_> {
+    /// The element as a call with id `id` (neither format names ids).
+    pub(crate) fn into_call(self, id: String) -> ToolCall {
+        ToolCall {
+            tool_call_id: id,
+            tool_name: self.name.to_owned(),
+            input: Value::Object(self.input),
+            extra: Map::new(),
+        }
+    }
+}
+
+/// The invoke element that `text` (what follows the invoke opener) starts with, read left to
+/// right (MM5.1, `specs/dialects/step3.md` STP3.10 (5)–(6)): (1) its tag, up to its first `>`;
+/// (2) blanks, then its closer, which ends the body, or a parameter element, (a) its tag up to
+/// its first `>`, (b) its value up to the first parameter closer (nothing else ends it); the
+/// end of `text` leaves the body unclosed; (3) anything else is stray text.
+pub(crate) fn element<'a>(
+    syntax: &Syntax,
+    text: &'a str,
+    tools: &Registry,
+) -> Result<Element<'a>, Broken> {
     // (1) The invoke tag, up to its first `>`.
-    let (tag, mut body) = split_tag(inner).ok_or(InvokeError::InvokeTag)?;
-    let name = quoted_name(tag).ok_or(InvokeError::InvokeTag)?;
+    let (tag, mut body) = split_tag(text).ok_or(Broken::InvokeTag)?;
+    let name = quoted_name(tag).ok_or(Broken::InvokeTag)?;
     let mut input = Map::new();
     loop {
-        // (2) Blanks, then a parameter element or the end of the body.
+        // (2) Blanks, then the closer or a parameter element.
         body = body.trim_start_matches(BLANKS);
-        if body.is_empty() {
-            break;
+        if let Some(after) = body.strip_prefix(syntax.invoke_closer) {
+            return Ok(Element { name, input, after });
         }
-        let Some(element) = body.strip_prefix(PARAMETER_OPENER) else {
+        if body.is_empty() {
+            return Err(Broken::Unclosed);
+        }
+        let Some(element) = body.strip_prefix(syntax.parameter_opener) else {
             // (3) Anything else.
-            return Err(InvokeError::StrayText);
+            return Err(Broken::StrayText);
         };
         // (a) Its tag, up to its first `>`.
-        let (tag, rest) = split_tag(element).ok_or(InvokeError::ParameterTag)?;
-        let key = quoted_name(tag).ok_or(InvokeError::ParameterTag)?;
-        // (b) Its value, up to the first `</parameter>`: nothing else ends it (MM1.7).
+        let (tag, rest) = split_tag(element).ok_or(Broken::ParameterTag)?;
+        let key = quoted_name(tag).ok_or(Broken::ParameterTag)?;
+        // (b) Its value, up to the first closer: nothing else ends it (MM1.7).
         let value_end = rest
-            .find(PARAMETER_CLOSER)
-            .ok_or_else(|| InvokeError::UnclosedParameter(key.to_owned()))?;
+            .find(syntax.parameter_closer)
+            .ok_or_else(|| Broken::UnclosedParameter(key.to_owned()))?;
         let (value, after) = rest.split_at(value_end);
         // MM3.1: a key given twice keeps its last value.
         input.insert(
             key.to_owned(),
-            typed(value, declared_type(tools, name, key)),
+            (syntax.typed)(value, declared_type(tools, name, key)),
         );
-        body = after.strip_prefix(PARAMETER_CLOSER).unwrap_or_default();
+        body = after
+            .strip_prefix(syntax.parameter_closer)
+            .unwrap_or_default();
     }
-    Ok(ToolCall {
-        tool_call_id: generated_id,
-        tool_name: name.to_owned(),
-        input: Value::Object(input),
-        extra: Map::new(),
-    })
 }
 
 /// A tag after its opener, through its first `>`, and what follows it.
