@@ -71,6 +71,8 @@ PARSERS = {
     "mistral": ("mistral", "mistral"),
     "minimax-m2": ("minimax-m2", "minimax"),
     "llama3-json": ("llama3", None),
+    "cohere": ("cohere_command4", "cohere_command4"),
+    "step3": ("step3", "step3"),
 }
 
 

@@ -251,6 +251,26 @@ pub const DIALECTS: &[Dialect] = &[
             "天気",
         ],
     },
+    Dialect {
+        name: "cohere",
+        model: "CohereLabs/c4ai-command-a-03-2025",
+        reasoning_parser: None,
+        think: ("<|START_THINKING|>", "<|END_THINKING|>"),
+        corpus_tools: &[
+            "BookRestaurant",
+            "GetWeather",
+            "add_random_item_to_shop",
+            "get_time",
+            "read_file",
+            "search_files",
+        ],
+    },    Dialect {
+        name: "step3",
+        model: "stepfun-ai/step3",
+        reasoning_parser: None,
+        think: THINK,
+        corpus_tools: &["GetWeather", "get_time", "read_file", "search_files"],
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static Dialect> {
@@ -313,6 +333,8 @@ mod tests {
             ("gemma4", "gemma4", Some("gemma4")),
             ("mistral", "mistral", None),
             ("minimax-m2", "minimax_m2", Some("minimax")),
+            ("cohere", "cohere", Some("cohere_cmd")),
+            ("step3", "step3", Some("step3")),
         ]
         .into_iter()
         .map(|(d, t, r)| (d, Some(t.to_owned()), r.map(str::to_owned)))
