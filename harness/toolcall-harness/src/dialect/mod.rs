@@ -6,6 +6,7 @@ mod deepseek;
 mod descriptor;
 mod dsml;
 mod gemma4;
+mod gigachat3;
 mod glm;
 mod harmony;
 pub mod hermes;
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// GigaChat 3 and 3.1: `<|message_sep|>\n\nfunction call<|role_sep|>\n{…}`, `<|function_call|>{…}`.
+    GigaChat3 => gigachat3::DIALECT,
 }
 
 impl Dialect {
