@@ -8,6 +8,7 @@ mod descriptor;
 mod dsml;
 mod functiongemma;
 mod gemma4;
+mod gigachat3;
 mod glm;
 mod harmony;
 pub mod hermes;
@@ -114,6 +115,8 @@ dialects! {
     Hunyuan => hunyuan::DIALECT,
     /// StepFun Step3: `<｜tool_calls_begin｜>` sections of `function<｜tool_sep｜><steptml:invoke …>`.
     Step3 => step3::DIALECT,
+    /// GigaChat 3 and 3.1: `<|message_sep|>\n\nfunction call<|role_sep|>\n{…}`, `<|function_call|>{…}`.
+    GigaChat3 => gigachat3::DIALECT,
 }
 
 impl Dialect {
