@@ -73,6 +73,7 @@ PARSERS = {
     "llama3-json": ("llama3", None),
     "cohere": ("cohere_command4", "cohere_command4"),
     "step3": ("step3", "step3"),
+    "gigachat3": ("gigachat3", None),
 }
 
 
