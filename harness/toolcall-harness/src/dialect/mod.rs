@@ -21,6 +21,7 @@ mod output;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
+mod seed_oss;
 pub mod signature;
 pub mod tag;
 mod typed;
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// ByteDance Seed-OSS: `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>…`.
+    SeedOss => seed_oss::DIALECT,
 }
 
 impl Dialect {
