@@ -25,6 +25,7 @@ mod output;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
+mod seed_oss;
 pub mod signature;
 mod step3;
 pub mod tag;
@@ -117,6 +118,8 @@ dialects! {
     Step3 => step3::DIALECT,
     /// GigaChat 3 and 3.1: `<|message_sep|>\n\nfunction call<|role_sep|>\n{…}`, `<|function_call|>{…}`.
     GigaChat3 => gigachat3::DIALECT,
+    /// ByteDance Seed-OSS: `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>…`.
+    SeedOss => seed_oss::DIALECT,
 }
 
 impl Dialect {
