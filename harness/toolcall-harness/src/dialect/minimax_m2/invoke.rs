@@ -5,6 +5,10 @@
 //! The block is complete: it runs from `<invoke` through the first `</invoke>` after it (the
 //! kit found where). So the reading can use plain searches: a tag ends at its first `>`, a
 //! value at its first `</parameter>`, exactly as the template writes them.
+//!
+//! The reading of the element itself ([`read_element`]) is shared with `glimmer`, whose ATEM
+//! invokes are the same element under other tag names (`specs/dialects/glimmer.md` MG4.4–MG4.6,
+//! MG8.1), with its own values: it takes the tags and the value reader as parameters.
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -39,8 +43,51 @@ pub(crate) enum InvokeError {
     StrayText,
 }
 
-const PARAMETER_OPENER: &str = "<parameter";
-const PARAMETER_CLOSER: &str = "</parameter>";
+impl From<Malformed> for InvokeError {
+    fn from(malformed: Malformed) -> InvokeError {
+        match malformed {
+            Malformed::InvokeTag => InvokeError::InvokeTag,
+            Malformed::ParameterTag => InvokeError::ParameterTag,
+            Malformed::UnclosedParameter(key) => InvokeError::UnclosedParameter(key),
+            Malformed::StrayText => InvokeError::StrayText,
+        }
+    }
+}
+
+/// The tag names of an invoke element, as a dialect spells them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tags {
+    /// What opens the element, up to the blank before `name` (`<invoke`).
+    pub(crate) invoke_opener: &'static str,
+    /// What ends the element (`</invoke>`).
+    pub(crate) invoke_closer: &'static str,
+    /// What opens a parameter, up to the blank before `name` (`<parameter`).
+    pub(crate) parameter_opener: &'static str,
+    /// What ends a parameter's value (`</parameter>`).
+    pub(crate) parameter_closer: &'static str,
+}
+
+/// MiniMax-M2's tags (MM1.5, MM1.7).
+const TAGS: Tags = Tags {
+    invoke_opener: INVOKE_OPENER,
+    invoke_closer: INVOKE_CLOSER,
+    parameter_opener: "<parameter",
+    parameter_closer: "</parameter>",
+};
+
+/// Why an invoke element is not a call, in the order [`read_element`] looks (MM5.1); each
+/// dialect words it in its own error type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Malformed {
+    /// The invoke tag is not `OPENER name="NAME">`.
+    InvokeTag,
+    /// A parameter tag is not `OPENER name="KEY">`.
+    ParameterTag,
+    /// This parameter has no closer before the end of the body.
+    UnclosedParameter(String),
+    /// A body byte that is neither a blank nor part of a parameter element.
+    StrayText,
+}
 
 /// Blanks (`specs/dialects/minimax-m2.md` §1).
 const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
@@ -52,13 +99,35 @@ pub(super) fn read(
     tools: &Registry,
     generated_id: String,
 ) -> Result<ToolCall, InvokeError> {
+    let (name, input) = read_element(block, &TAGS, |name, key, value| {
+        typed(value, declared_type(tools, name, key))
+    })?;
+    Ok(ToolCall {
+        tool_call_id: generated_id,
+        tool_name: name.to_owned(),
+        input: Value::Object(input),
+        extra: Map::new(),
+    })
+}
+
+/// The name and the arguments of the complete invoke element `block` (from its opener through
+/// its closer) spelled with `tags`, each argument's value read by `value` (given the name,
+/// the key and the value's text); or the first failure, read left to right (MM5.1): (1) the
+/// invoke tag, up to its first `>`; (2) in the body, blanks skipped, each parameter element's
+/// (a) tag, up to its first `>`, (b) value, up to its first closer; (3) any other byte. A key
+/// given twice keeps its last value.
+pub(crate) fn read_element<'a>(
+    block: &'a str,
+    tags: &Tags,
+    mut value: impl FnMut(&str, &str, &str) -> Value,
+) -> Result<(&'a str, Map<String, Value>), Malformed> {
     let inner = block
-        .strip_prefix(INVOKE_OPENER)
-        .and_then(|rest| rest.strip_suffix(INVOKE_CLOSER))
+        .strip_prefix(tags.invoke_opener)
+        .and_then(|rest| rest.strip_suffix(tags.invoke_closer))
         .unwrap_or_default();
     // (1) The invoke tag, up to its first `>`.
-    let (tag, mut body) = split_tag(inner).ok_or(InvokeError::InvokeTag)?;
-    let name = quoted_name(tag).ok_or(InvokeError::InvokeTag)?;
+    let (tag, mut body) = split_tag(inner).ok_or(Malformed::InvokeTag)?;
+    let name = quoted_name(tag).ok_or(Malformed::InvokeTag)?;
     let mut input = Map::new();
     loop {
         // (2) Blanks, then a parameter element or the end of the body.
@@ -66,31 +135,25 @@ pub(super) fn read(
         if body.is_empty() {
             break;
         }
-        let Some(element) = body.strip_prefix(PARAMETER_OPENER) else {
+        let Some(element) = body.strip_prefix(tags.parameter_opener) else {
             // (3) Anything else.
-            return Err(InvokeError::StrayText);
+            return Err(Malformed::StrayText);
         };
         // (a) Its tag, up to its first `>`.
-        let (tag, rest) = split_tag(element).ok_or(InvokeError::ParameterTag)?;
-        let key = quoted_name(tag).ok_or(InvokeError::ParameterTag)?;
-        // (b) Its value, up to the first `</parameter>`: nothing else ends it (MM1.7).
+        let (tag, rest) = split_tag(element).ok_or(Malformed::ParameterTag)?;
+        let key = quoted_name(tag).ok_or(Malformed::ParameterTag)?;
+        // (b) Its value, up to the first closer: nothing else ends it (MM1.7).
         let value_end = rest
-            .find(PARAMETER_CLOSER)
-            .ok_or_else(|| InvokeError::UnclosedParameter(key.to_owned()))?;
-        let (value, after) = rest.split_at(value_end);
+            .find(tags.parameter_closer)
+            .ok_or_else(|| Malformed::UnclosedParameter(key.to_owned()))?;
+        let (text, after) = rest.split_at(value_end);
         // MM3.1: a key given twice keeps its last value.
-        input.insert(
-            key.to_owned(),
-            typed(value, declared_type(tools, name, key)),
-        );
-        body = after.strip_prefix(PARAMETER_CLOSER).unwrap_or_default();
+        input.insert(key.to_owned(), value(name, key, text));
+        body = after
+            .strip_prefix(tags.parameter_closer)
+            .unwrap_or_default();
     }
-    Ok(ToolCall {
-        tool_call_id: generated_id,
-        tool_name: name.to_owned(),
-        input: Value::Object(input),
-        extra: Map::new(),
-    })
+    Ok((name, input))
 }
 
 /// A tag after its opener, through its first `>`, and what follows it.
