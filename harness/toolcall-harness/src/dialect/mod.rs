@@ -6,6 +6,7 @@ mod deepseek;
 mod descriptor;
 mod dsml;
 mod gemma4;
+mod glimmer;
 mod glm;
 mod harmony;
 pub mod hermes;
@@ -102,6 +103,8 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// Muse Glimmer: `<|start|>assistant to=NAME<|message|>` messages, ATEM `<atem:invoke>` calls.
+    Glimmer => glimmer::DIALECT,
 }
 
 impl Dialect {
