@@ -4,8 +4,8 @@
 //! `<|channel>thought\n…<channel|>` is reasoning. A grammar for the dialect kit: outside a
 //! block it holds back only a possible marker prefix; inside one, the whole block.
 
-mod call;
-mod value;
+pub(super) mod call;
+pub(super) mod value;
 
 use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{Action, Block, Content, End, Grammar, Marker, Mode, ModeId, Outcome, Reading};
@@ -88,7 +88,8 @@ fn decode(reading: &Reading<'_>, end: End) -> Outcome {
         return Outcome::Reopen(Some(CallError::Unclosed.to_string()), &CALL);
     }
     let inner = reading.inner(OPENER, CLOSER);
-    Outcome::of_call(call::read(inner, reading.generated_id.clone()), TEXT)
+    let read = call::read(inner, reading.generated_id.clone(), value::QUOTE);
+    Outcome::of_call(read.map_err(CallError::from), TEXT)
 }
 
 fn unterminated(_: &Reading<'_>) -> Outcome {

@@ -205,7 +205,7 @@ fn unterminated_header(reading: &Reading<'_>) -> Outcome {
 /// MG4.5–MG5.5: the block read whole; valid or not, the tool message goes on after it.
 fn decode_invoke(reading: &Reading<'_>, _: End) -> Outcome {
     Outcome::of_call(
-        invoke::read(reading.block, reading.generated_id.clone()),
+        invoke::read(reading.block, reading.tools, reading.generated_id.clone()),
         TOOL_MESSAGE,
     )
 }

@@ -5,7 +5,7 @@
 //! text text), each invoke block is captured to its `</invoke>` (or a `</minimax:tool_call>`
 //! that cuts it) and read whole (`invoke.rs`).
 
-pub(crate) mod invoke;
+pub(super) mod invoke;
 
 use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::kit::{

@@ -2,14 +2,18 @@
 //! that is right by construction, with its eagerness oracle (`may_hold`), and its
 //! [`Descriptor`], everything the rest of `tch` needs to know about it.
 
+mod cohere;
 mod deepseek;
 mod descriptor;
 mod dsml;
+mod functiongemma;
 mod gemma4;
+mod gigachat3;
 mod glimmer;
 mod glm;
 mod harmony;
 pub mod hermes;
+mod hunyuan;
 mod json;
 mod kimi_k2;
 mod kimi_k3;
@@ -22,7 +26,9 @@ mod output;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
+mod seed_oss;
 pub mod signature;
+mod step3;
 pub mod tag;
 mod typed;
 
@@ -103,6 +109,18 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// Cohere Command: `<|START_ACTION|>[{"tool_call_id": …, "tool_name": …, "parameters": …}]<|END_ACTION|>`.
+    Cohere => cohere::DIALECT,
+    /// FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`.
+    FunctionGemma => functiongemma::DIALECT,
+    /// Hunyuan-A13B: `<answer>\n<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>\n</answer>`.
+    Hunyuan => hunyuan::DIALECT,
+    /// StepFun Step3: `<｜tool_calls_begin｜>` sections of `function<｜tool_sep｜><steptml:invoke …>`.
+    Step3 => step3::DIALECT,
+    /// GigaChat 3 and 3.1: `<|message_sep|>\n\nfunction call<|role_sep|>\n{…}`, `<|function_call|>{…}`.
+    GigaChat3 => gigachat3::DIALECT,
+    /// ByteDance Seed-OSS: `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>…`.
+    SeedOss => seed_oss::DIALECT,
     /// Muse Glimmer: `<|start|>assistant to=NAME<|message|>` messages, ATEM `<atem:invoke>` calls.
     Glimmer => glimmer::DIALECT,
 }

@@ -6,7 +6,7 @@
 //! by the `,` before it: its head (up to the name's `(`) is checked here, its arguments are a
 //! nested block ([`ARGUMENTS_IN_LIST`]), and what a complete call means is in [`literal`].
 
-mod literal;
+pub(super) mod literal;
 
 use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::json::MAX_DEPTH;

@@ -13,7 +13,7 @@ use super::kit::{
 };
 use sectioned::{SECTION, TEXT};
 
-pub(crate) use function::FunctionError;
+pub(crate) use function::{Fault, FunctionError, ValueSyntax, read_function};
 
 /// The generation prompt a reply continues when none is given (`Dialect::default_prefill`),
 /// as the spec names it: Qwen3.5's and Qwen3.6's, which open reasoning

@@ -1,5 +1,7 @@
 //! What one complete call block means (`specs/dialects/gemma4.md` GM1.4, GM1.5, §4): its name
-//! and its arguments, or why it is invalid (`specs/dialects/gemma4.md` §6).
+//! and its arguments, or why it is invalid (`specs/dialects/gemma4.md` §6). The reader
+//! ([`read`]) takes the string token, so FunctionGemma's blocks (`<escape>` strings,
+//! `specs/dialects/functiongemma.md` FG1.4) are read by it too; each dialect names its errors.
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -25,24 +27,49 @@ pub(crate) enum CallError {
     Arguments(#[from] ValueError),
 }
 
-/// The call of the block whose text between `<|tool_call>` and `<tool_call|>` is `inner`; it
-/// gets `generated_id` (C7: the format names no ids).
-pub(super) fn read(inner: &str, generated_id: String) -> Result<ToolCall, CallError> {
+impl From<Invalid> for CallError {
+    fn from(invalid: Invalid) -> Self {
+        match invalid {
+            Invalid::NoCall => CallError::Call("no call: right after <|tool_call>"),
+            Invalid::Call(detail) => CallError::Call(detail),
+            Invalid::Arguments(error) => CallError::Arguments(error),
+        }
+    }
+}
+
+/// Why the text of a block is no call, for the dialect to name in its errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Invalid {
+    /// `call:` does not stand right after the opener (GM1.4).
+    NoCall,
+    /// The rest of the `call:NAME{…}` frame is not GM1.4's or GM1.5's: the detail.
+    Call(&'static str),
+    /// The arguments are not GM2.1–GM2.7's.
+    Arguments(ValueError),
+}
+
+/// The call of the block whose text between its opener and its closer is `inner`, its strings
+/// between `quote` tokens; it gets `generated_id` (C7: the format names no ids).
+pub(crate) fn read(
+    inner: &str,
+    generated_id: String,
+    quote: &'static str,
+) -> Result<ToolCall, Invalid> {
     let Some(rest) = inner.strip_prefix("call:") else {
-        return Err(CallError::Call("no call: right after <|tool_call>"));
+        return Err(Invalid::NoCall);
     };
     let (name, arguments) = rest.split_at(value::word_len(rest));
     if name.is_empty() {
-        return Err(CallError::Call("the name is empty"));
+        return Err(Invalid::Call("the name is empty"));
     }
     if !arguments.starts_with('{') {
-        return Err(CallError::Call(
+        return Err(Invalid::Call(
             "the name is not followed by { (a blank or one of : , } [ ] < \" in it?)",
         ));
     }
-    let (input, read) = value::arguments(arguments)?;
+    let (input, read) = value::arguments(arguments, quote).map_err(Invalid::Arguments)?;
     if read < arguments.len() {
-        return Err(CallError::Call("text after the arguments"));
+        return Err(Invalid::Call("text after the arguments"));
     }
     Ok(ToolCall {
         tool_call_id: generated_id,
@@ -55,7 +82,12 @@ pub(super) fn read(inner: &str, generated_id: String) -> Result<ToolCall, CallEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::gemma4::value::QUOTE;
     use serde_json::json;
+
+    fn read(inner: &str, generated_id: String) -> Result<ToolCall, CallError> {
+        super::read(inner, generated_id, QUOTE).map_err(CallError::from)
+    }
 
     fn input(inner: &str) -> Result<Value, CallError> {
         read(inner, "tool-call-1".to_owned()).map(|call| call.input)

@@ -1,7 +1,8 @@
 //! Gemma 4's value syntax (`specs/dialects/gemma4.md` §2): objects with bare or `<|"|>`-quoted
 //! keys, arrays, `<|"|>` strings with no escapes, and bare `true`, `false`, `null`, `None` and
 //! JSON numbers; read into JSON values (GM4.2) in one pass from left to right, nesting capped at
-//! [`MAX_DEPTH`] levels (`specs/streaming.md` C8.2).
+//! [`MAX_DEPTH`] levels (`specs/streaming.md` C8.2). The string token is a parameter: Gemma 4
+//! writes [`QUOTE`], FunctionGemma `<escape>` (`specs/dialects/functiongemma.md` §2).
 //!
 //! Every character the grammar acts on is ASCII, so every position the reader stops at is a
 //! `char` boundary of the text.
@@ -11,17 +12,18 @@ use thiserror::Error;
 
 use crate::dialect::json::MAX_DEPTH;
 
-/// The string delimiter token (GM2.5).
-const QUOTE: &str = "<|\"|>";
+/// Gemma 4's string delimiter token (GM2.5).
+pub(crate) const QUOTE: &str = "<|\"|>";
 
 /// Why the arguments are not GM2.1–GM2.7's: the detail after the fixed phrase
-/// `invalid arguments in tool_call`.
+/// `invalid arguments in tool_call` (`invalid arguments in function_call`); the string token,
+/// where a message names it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub(crate) enum ValueError {
-    #[error("a string is not closed (no <|\"|> after it)")]
-    UnclosedString,
-    #[error("expected a key (bare, or a <|\"|> string)")]
-    Key,
+    #[error("a string is not closed (no {0} after it)")]
+    UnclosedString(&'static str),
+    #[error("expected a key (bare, or a {0} string)")]
+    Key(&'static str),
     #[error("expected : after a key")]
     Colon,
     #[error("expected a value")]
@@ -50,14 +52,17 @@ fn ends_word(byte: u8) -> bool {
 
 /// The length of the run of characters at the start of `text` that none of [`ends_word`]'s
 /// bytes ends: a NAME, a bare key or a bare value.
-pub(super) fn word_len(text: &str) -> usize {
+pub(crate) fn word_len(text: &str) -> usize {
     text.bytes().position(ends_word).unwrap_or(text.len())
 }
 
-/// GM1.4: the arguments object at the start of `text` (which starts with `{`), and how many
-/// bytes of `text` it takes.
-pub(super) fn arguments(text: &str) -> Result<(Map<String, Value>, usize), ValueError> {
-    let mut reader = Reader { text, at: 0 };
+/// GM1.4: the arguments object at the start of `text` (which starts with `{`), its strings
+/// between `quote` tokens, and how many bytes of `text` it takes.
+pub(crate) fn arguments(
+    text: &str,
+    quote: &'static str,
+) -> Result<(Map<String, Value>, usize), ValueError> {
+    let mut reader = Reader { text, quote, at: 0 };
     let object = reader.object(1)?;
     Ok((object, reader.at))
 }
@@ -65,6 +70,8 @@ pub(super) fn arguments(text: &str) -> Result<(Map<String, Value>, usize), Value
 /// A reading position in the arguments.
 struct Reader<'a> {
     text: &'a str,
+    /// The string delimiter token.
+    quote: &'static str,
     at: usize,
 }
 
@@ -153,28 +160,31 @@ impl<'a> Reader<'a> {
 
     /// GM2.3: a bare key or a string.
     fn key(&mut self) -> Result<String, ValueError> {
-        if self.rest().starts_with(QUOTE) {
+        if self.rest().starts_with(self.quote) {
             return self.string();
         }
         match word_len(self.rest()) {
-            0 => Err(ValueError::Key),
+            0 => Err(ValueError::Key(self.quote)),
             len => Ok(self.take(len).to_owned()),
         }
     }
 
-    /// GM2.5: the string at `<|"|>`, its text raw.
+    /// GM2.5: the string at the quote token, its text raw.
     fn string(&mut self) -> Result<String, ValueError> {
-        self.at += QUOTE.len();
-        let len = self.rest().find(QUOTE).ok_or(ValueError::UnclosedString)?;
+        self.at += self.quote.len();
+        let len = self
+            .rest()
+            .find(self.quote)
+            .ok_or(ValueError::UnclosedString(self.quote))?;
         let text = self.take(len).to_owned();
-        self.at += QUOTE.len();
+        self.at += self.quote.len();
         Ok(text)
     }
 
     /// A VALUE inside a container of level `level`.
     fn value(&mut self, level: usize) -> Result<Value, ValueError> {
         let rest = self.rest();
-        if rest.starts_with(QUOTE) {
+        if rest.starts_with(self.quote) {
             return self.string().map(Value::String);
         }
         match self.peek() {
@@ -247,7 +257,7 @@ mod tests {
     use serde_json::json;
 
     fn read(text: &str) -> Result<Value, ValueError> {
-        match arguments(text)? {
+        match arguments(text, QUOTE)? {
             (object, len) if len == text.len() => Ok(Value::Object(object)),
             (_, len) => panic!("{text:?}: {len} of {} bytes read", text.len()),
         }
@@ -287,11 +297,11 @@ mod tests {
     #[test]
     fn what_the_grammar_refuses() {
         for (text, error) in [
-            ("{a:<|\"|>x}", ValueError::UnclosedString),
-            ("{<|\"|>a:1}", ValueError::UnclosedString),
-            ("{a:1,}", ValueError::Key),
-            ("{,a:1}", ValueError::Key),
-            ("{\"a\":1}", ValueError::Key),
+            ("{a:<|\"|>x}", ValueError::UnclosedString(QUOTE)),
+            ("{<|\"|>a:1}", ValueError::UnclosedString(QUOTE)),
+            ("{a:1,}", ValueError::Key(QUOTE)),
+            ("{,a:1}", ValueError::Key(QUOTE)),
+            ("{\"a\":1}", ValueError::Key(QUOTE)),
             ("{a}", ValueError::Colon),
             ("{a:}", ValueError::Value),
             ("{a:\"x\"}", ValueError::Value),
@@ -346,6 +356,27 @@ mod tests {
         assert_eq!(read(&nested(MAX_DEPTH + 1)), Err(ValueError::TooDeep));
         // Far deeper input stops at the cap, without deep recursion.
         assert_eq!(read(&nested(100_000)), Err(ValueError::TooDeep));
+    }
+
+    #[test]
+    fn the_quote_token_is_a_parameter() {
+        // FunctionGemma's `<escape>`: Gemma 4's token is then no quote, and the messages name
+        // the token in use.
+        let escape = "<escape>";
+        let read = |text: &str| arguments(text, escape).map(|(object, _)| Value::Object(object));
+        assert_eq!(
+            read("{<escape>k y<escape>:<escape><|\"|>x<escape>,n:[<escape><escape>]}"),
+            Ok(json!({"k y": "<|\"|>x", "n": [""]}))
+        );
+        assert_eq!(read("{a:<|\"|>x<|\"|>}"), Err(ValueError::Value));
+        assert_eq!(
+            read("{a:<escape>x}").map_err(|e| e.to_string()),
+            Err("a string is not closed (no <escape> after it)".to_owned())
+        );
+        assert_eq!(
+            read("{<|\"|>a<|\"|>:1}").map_err(|e| e.to_string()),
+            Err("expected a key (bare, or a <escape> string)".to_owned())
+        );
     }
 
     #[test]

@@ -3,16 +3,21 @@
 //! the first reason, read left to right, why it is invalid (MG8.1).
 //!
 //! The element is MiniMax-M2's `<invoke>` under other tag names, read by the same reader
-//! (`minimax_m2::invoke::read_element`), with glimmer's values (no schema: MG5.2, MG5.4) and
-//! glimmer's error phrases (`specs/dialects/glimmer.md` §8).
+//! ([`invoke::element`]) told the ATEM tag names and glimmer's table of values (no schema:
+//! MG5.2, MG5.4), with glimmer's error phrases (`specs/dialects/glimmer.md` §8).
+//!
+//! The block is complete: it runs from `<atem:invoke` through the first `</atem:invoke>` after
+//! it (MG4.3, the kit found where). So the element read left to right ends at the block's last
+//! bytes, with nothing after them.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use thiserror::Error;
 
 use super::{INVOKE_CLOSER, INVOKE_OPENER};
 use crate::dialect::json;
-use crate::dialect::minimax_m2::invoke::{Malformed, Tags, read_element};
+use crate::dialect::minimax_m2::invoke::{self, Broken, Syntax};
 use crate::event::ToolCall;
+use crate::tools::Registry;
 
 /// Why an invoke block is not a call; each message starts with the fixed phrase of
 /// `specs/dialects/glimmer.md` §8.
@@ -35,36 +40,44 @@ pub(crate) enum InvokeError {
     StrayText,
 }
 
-impl From<Malformed> for InvokeError {
-    fn from(malformed: Malformed) -> InvokeError {
-        match malformed {
-            Malformed::InvokeTag => InvokeError::InvokeTag,
-            Malformed::ParameterTag => InvokeError::ParameterTag,
-            Malformed::UnclosedParameter(key) => InvokeError::UnclosedParameter(key),
-            Malformed::StrayText => InvokeError::StrayText,
+impl From<Broken> for InvokeError {
+    fn from(broken: Broken) -> InvokeError {
+        match broken {
+            Broken::InvokeTag => InvokeError::InvokeTag,
+            Broken::ParameterTag => InvokeError::ParameterTag,
+            Broken::UnclosedParameter(key) => InvokeError::UnclosedParameter(key),
+            Broken::StrayText => InvokeError::StrayText,
+            // Never here: the kit ended the block at its `</atem:invoke>` (MG4.3); a block
+            // without one is unterminated (MG4.10).
+            Broken::Unclosed => InvokeError::Unterminated,
         }
     }
 }
 
-/// The ATEM tags (MG1.1, MG4.4, MG4.6).
-const TAGS: Tags = Tags {
-    invoke_opener: INVOKE_OPENER,
+/// The ATEM elements (MG1.1, MG4.4, MG4.6) and glimmer's table of values (MG5.2).
+static SYNTAX: Syntax = Syntax {
     invoke_closer: INVOKE_CLOSER,
     parameter_opener: "<atem:parameter",
     parameter_closer: "</atem:parameter>",
+    typed,
 };
 
 /// The call of the complete block `block` (from `<atem:invoke` through `</atem:invoke>`), with
 /// id `generated_id` (the format has no ids, `specs/streaming.md` C7). The name is the invoke's
-/// (MG5.3, MG5.5), the registry is not consulted (MG5.4).
-pub(super) fn read(block: &str, generated_id: String) -> Result<ToolCall, InvokeError> {
-    let (name, input) = read_element(block, &TAGS, |_, _, text| value(text))?;
-    Ok(ToolCall {
-        tool_call_id: generated_id,
-        tool_name: name.to_owned(),
-        input: Value::Object(input),
-        extra: Map::new(),
-    })
+/// (MG5.3, MG5.5); no schema types a value (MG5.4), whatever `tools` declares.
+pub(super) fn read(
+    block: &str,
+    tools: &Registry,
+    generated_id: String,
+) -> Result<ToolCall, InvokeError> {
+    let text = block.strip_prefix(INVOKE_OPENER).unwrap_or_default();
+    let element = invoke::element(&SYNTAX, text, tools)?;
+    Ok(element.into_call(generated_id))
+}
+
+/// Glimmer's table: every value is [`value`], whatever type the tool declares (MG5.4).
+fn typed(text: &str, _declared: Option<&str>) -> Value {
+    value(text)
 }
 
 /// MG5.2: a VALUE that is exactly one JSON value (blanks around it allowed, C8, one level below
@@ -79,7 +92,7 @@ mod tests {
     use serde_json::json;
 
     fn input(block: &str) -> Result<Value, InvokeError> {
-        read(block, "tool-call-1".to_owned()).map(|call| call.input)
+        read(block, &Registry::default(), "tool-call-1".to_owned()).map(|call| call.input)
     }
 
     #[test]

@@ -172,12 +172,18 @@ impl KitParser {
                 let start = (rest_offset + end).saturating_sub(marker.literal.len());
                 self.act(marker, start, rest_offset + end);
             }
-            // The prefix held is held again as the new mode's (a prefix of its markers too, or
-            // released when the stream goes on).
+            // The prefix held is held again as the new mode's, as far as it is a prefix of its
+            // markers; what of it the new mode cannot hold (a prefix of a marker the old mode
+            // alone has) is that mode's content, released now (C3). It holds no whole marker of
+            // the new mode: those are among the old mode's, which would have found it.
             None if switched => {
                 let held = self.finder.held(set);
+                let new = grammar.automaton(self.mode);
                 self.finder = MarkerFinder::default();
-                let _ = self.finder.find(grammar.automaton(self.mode), held);
+                let _ = self.finder.find(new, held);
+                let kept = self.finder.held(new).len();
+                let free = held.get(..held.len() - kept).unwrap_or_default();
+                self.release(free, rest_offset + consumed - held.len(), out);
             }
             None => {}
         }

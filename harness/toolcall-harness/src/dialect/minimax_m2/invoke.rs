@@ -6,9 +6,12 @@
 //! kit found where). So the reading can use plain searches: a tag ends at its first `>`, a
 //! value at its first `</parameter>`, exactly as the template writes them.
 //!
-//! The reading of the element itself ([`read_element`]) is shared with `glimmer`, whose ATEM
-//! invokes are the same element under other tag names (`specs/dialects/glimmer.md` MG4.4–MG4.6,
-//! MG8.1), with its own values: it takes the tags and the value reader as parameters.
+//! The reading of an invoke element ([`element`]) is shared with Step3's
+//! `<steptml:invoke>` (`specs/dialects/step3.md` STP3.4–STP3.10), which spells the same
+//! elements with a prefix, finds their end inside a larger block by reading left to right, and
+//! types values by its own table, and with glimmer's `<atem:invoke>`
+//! (`specs/dialects/glimmer.md` MG4.4–MG4.6, MG8.1), whose values are JSON or their text
+//! whatever the schema says (MG5.2): [`Syntax`] says each of these.
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -43,54 +46,29 @@ pub(crate) enum InvokeError {
     StrayText,
 }
 
-impl From<Malformed> for InvokeError {
-    fn from(malformed: Malformed) -> InvokeError {
-        match malformed {
-            Malformed::InvokeTag => InvokeError::InvokeTag,
-            Malformed::ParameterTag => InvokeError::ParameterTag,
-            Malformed::UnclosedParameter(key) => InvokeError::UnclosedParameter(key),
-            Malformed::StrayText => InvokeError::StrayText,
+impl From<Broken> for InvokeError {
+    fn from(broken: Broken) -> InvokeError {
+        match broken {
+            Broken::InvokeTag => InvokeError::InvokeTag,
+            Broken::ParameterTag => InvokeError::ParameterTag,
+            Broken::UnclosedParameter(key) => InvokeError::UnclosedParameter(key),
+            Broken::StrayText => InvokeError::StrayText,
+            // Never here: the kit ended the block at its `</invoke>`.
+            Broken::Unclosed => InvokeError::Unclosed,
         }
     }
 }
 
-/// The tag names of an invoke element, as a dialect spells them.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tags {
-    /// What opens the element, up to the blank before `name` (`<invoke`).
-    pub(crate) invoke_opener: &'static str,
-    /// What ends the element (`</invoke>`).
-    pub(crate) invoke_closer: &'static str,
-    /// What opens a parameter, up to the blank before `name` (`<parameter`).
-    pub(crate) parameter_opener: &'static str,
-    /// What ends a parameter's value (`</parameter>`).
-    pub(crate) parameter_closer: &'static str,
-}
-
-/// MiniMax-M2's tags (MM1.5, MM1.7).
-const TAGS: Tags = Tags {
-    invoke_opener: INVOKE_OPENER,
+/// MiniMax-M2's elements and its table of typed values.
+static SYNTAX: Syntax = Syntax {
     invoke_closer: INVOKE_CLOSER,
     parameter_opener: "<parameter",
     parameter_closer: "</parameter>",
+    typed,
 };
 
-/// Why an invoke element is not a call, in the order [`read_element`] looks (MM5.1); each
-/// dialect words it in its own error type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Malformed {
-    /// The invoke tag is not `OPENER name="NAME">`.
-    InvokeTag,
-    /// A parameter tag is not `OPENER name="KEY">`.
-    ParameterTag,
-    /// This parameter has no closer before the end of the body.
-    UnclosedParameter(String),
-    /// A body byte that is neither a blank nor part of a parameter element.
-    StrayText,
-}
-
-/// Blanks (`specs/dialects/minimax-m2.md` §1).
-const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
+/// Blanks (`specs/dialects/minimax-m2.md` §1, `specs/dialects/step3.md` §1).
+pub(crate) const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
 
 /// The call of the complete block `block` (from `<invoke` through `</invoke>`), with id
 /// `generated_id` (the format has no ids, `specs/streaming.md` C7).
@@ -99,61 +77,106 @@ pub(super) fn read(
     tools: &Registry,
     generated_id: String,
 ) -> Result<ToolCall, InvokeError> {
-    let (name, input) = read_element(block, &TAGS, |name, key, value| {
-        typed(value, declared_type(tools, name, key))
-    })?;
-    Ok(ToolCall {
-        tool_call_id: generated_id,
-        tool_name: name.to_owned(),
-        input: Value::Object(input),
-        extra: Map::new(),
-    })
+    // The block ends at its first `</invoke>` (MM1.4), so the element read left to right ends
+    // there too, with nothing after it.
+    let text = block.strip_prefix(INVOKE_OPENER).unwrap_or_default();
+    let element = element(&SYNTAX, text, tools)?;
+    Ok(element.into_call(generated_id))
 }
 
-/// The name and the arguments of the complete invoke element `block` (from its opener through
-/// its closer) spelled with `tags`, each argument's value read by `value` (given the name,
-/// the key and the value's text); or the first failure, read left to right (MM5.1): (1) the
-/// invoke tag, up to its first `>`; (2) in the body, blanks skipped, each parameter element's
-/// (a) tag, up to its first `>`, (b) value, up to its first closer; (3) any other byte. A key
-/// given twice keeps its last value.
-pub(crate) fn read_element<'a>(
-    block: &'a str,
-    tags: &Tags,
-    mut value: impl FnMut(&str, &str, &str) -> Value,
-) -> Result<(&'a str, Map<String, Value>), Malformed> {
-    let inner = block
-        .strip_prefix(tags.invoke_opener)
-        .and_then(|rest| rest.strip_suffix(tags.invoke_closer))
-        .unwrap_or_default();
+/// How a dialect spells an invoke element after its opener (`<invoke`, `<steptml:invoke`,
+/// `<atem:invoke`), and what its values mean.
+#[derive(Debug)]
+pub(crate) struct Syntax {
+    /// Ends the element's body (`</invoke>`).
+    pub(crate) invoke_closer: &'static str,
+    /// Opens a parameter element (`<parameter`).
+    pub(crate) parameter_opener: &'static str,
+    /// Ends a parameter's value (`</parameter>`).
+    pub(crate) parameter_closer: &'static str,
+    /// The dialect's table: a VALUE as the `input` value a parameter of the declared type gets.
+    pub(crate) typed: fn(&str, Option<&str>) -> Value,
+}
+
+/// Why the text of an invoke element is not one, before a dialect names it in its own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// The tag is not ` name="NAME">` after the opener.
+    InvokeTag,
+    /// A parameter tag is not ` name="KEY">` after its opener.
+    ParameterTag,
+    /// This parameter's closer does not come before the end of the text.
+    UnclosedParameter(String),
+    /// A body byte that is neither a blank nor part of a parameter element.
+    StrayText,
+    /// The body reached the end of the text without the invoke closer.
+    Unclosed,
+}
+
+/// An invoke element, read: its name, its typed input, and the text after its closer.
+#[derive(Debug)]
+pub(crate) struct Element<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) input: Map<String, Value>,
+    pub(crate) after: &'a str,
+}
+
+impl Element<'_> {
+    /// The element as a call with id `id` (neither format names ids).
+    pub(crate) fn into_call(self, id: String) -> ToolCall {
+        ToolCall {
+            tool_call_id: id,
+            tool_name: self.name.to_owned(),
+            input: Value::Object(self.input),
+            extra: Map::new(),
+        }
+    }
+}
+
+/// The invoke element that `text` (what follows the invoke opener) starts with, read left to
+/// right (MM5.1, `specs/dialects/step3.md` STP3.10 (5)–(6)): (1) its tag, up to its first `>`;
+/// (2) blanks, then its closer, which ends the body, or a parameter element, (a) its tag up to
+/// its first `>`, (b) its value up to the first parameter closer (nothing else ends it); the
+/// end of `text` leaves the body unclosed; (3) anything else is stray text.
+pub(crate) fn element<'a>(
+    syntax: &Syntax,
+    text: &'a str,
+    tools: &Registry,
+) -> Result<Element<'a>, Broken> {
     // (1) The invoke tag, up to its first `>`.
-    let (tag, mut body) = split_tag(inner).ok_or(Malformed::InvokeTag)?;
-    let name = quoted_name(tag).ok_or(Malformed::InvokeTag)?;
+    let (tag, mut body) = split_tag(text).ok_or(Broken::InvokeTag)?;
+    let name = quoted_name(tag).ok_or(Broken::InvokeTag)?;
     let mut input = Map::new();
     loop {
-        // (2) Blanks, then a parameter element or the end of the body.
+        // (2) Blanks, then the closer or a parameter element.
         body = body.trim_start_matches(BLANKS);
-        if body.is_empty() {
-            break;
+        if let Some(after) = body.strip_prefix(syntax.invoke_closer) {
+            return Ok(Element { name, input, after });
         }
-        let Some(element) = body.strip_prefix(tags.parameter_opener) else {
+        if body.is_empty() {
+            return Err(Broken::Unclosed);
+        }
+        let Some(element) = body.strip_prefix(syntax.parameter_opener) else {
             // (3) Anything else.
-            return Err(Malformed::StrayText);
+            return Err(Broken::StrayText);
         };
         // (a) Its tag, up to its first `>`.
-        let (tag, rest) = split_tag(element).ok_or(Malformed::ParameterTag)?;
-        let key = quoted_name(tag).ok_or(Malformed::ParameterTag)?;
+        let (tag, rest) = split_tag(element).ok_or(Broken::ParameterTag)?;
+        let key = quoted_name(tag).ok_or(Broken::ParameterTag)?;
         // (b) Its value, up to the first closer: nothing else ends it (MM1.7).
         let value_end = rest
-            .find(tags.parameter_closer)
-            .ok_or_else(|| Malformed::UnclosedParameter(key.to_owned()))?;
-        let (text, after) = rest.split_at(value_end);
+            .find(syntax.parameter_closer)
+            .ok_or_else(|| Broken::UnclosedParameter(key.to_owned()))?;
+        let (value, after) = rest.split_at(value_end);
         // MM3.1: a key given twice keeps its last value.
-        input.insert(key.to_owned(), value(name, key, text));
+        input.insert(
+            key.to_owned(),
+            (syntax.typed)(value, declared_type(tools, name, key)),
+        );
         body = after
-            .strip_prefix(tags.parameter_closer)
+            .strip_prefix(syntax.parameter_closer)
             .unwrap_or_default();
     }
-    Ok((name, input))
 }
 
 /// A tag after its opener, through its first `>`, and what follows it.

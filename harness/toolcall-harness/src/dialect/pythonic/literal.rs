@@ -81,6 +81,15 @@ pub(super) fn call(block: &str, generated_id: String) -> Result<ToolCall, CallEr
     })
 }
 
+/// `text` as exactly one Python literal (PY3.3, PY3.4), nothing before or after it, standing
+/// one level below a call's input (PY3.6 counts the input as one level); `None` if it is not
+/// one. What `seed_oss` reads a structured value with when it is no JSON.
+pub(crate) fn value_in_input(text: &str) -> Option<Value> {
+    let mut reader = Reader { text, at: 0 };
+    let value = reader.value(2).ok()?;
+    reader.rest().is_empty().then_some(value)
+}
+
 /// A cursor over a call block; every step moves by whole chars.
 struct Reader<'a> {
     text: &'a str,
