@@ -9,6 +9,7 @@ mod dsml;
 mod functiongemma;
 mod gemma4;
 mod gigachat3;
+mod glimmer;
 mod glm;
 mod harmony;
 pub mod hermes;
@@ -120,6 +121,8 @@ dialects! {
     GigaChat3 => gigachat3::DIALECT,
     /// ByteDance Seed-OSS: `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>…`.
     SeedOss => seed_oss::DIALECT,
+    /// Muse Glimmer: `<|start|>assistant to=NAME<|message|>` messages, ATEM `<atem:invoke>` calls.
+    Glimmer => glimmer::DIALECT,
 }
 
 impl Dialect {

@@ -9,7 +9,9 @@
 //! The reading of an invoke element ([`element`]) is shared with Step3's
 //! `<steptml:invoke>` (`specs/dialects/step3.md` STP3.4–STP3.10), which spells the same
 //! elements with a prefix, finds their end inside a larger block by reading left to right, and
-//! types values by its own table: [`Syntax`] says each of these.
+//! types values by its own table, and with glimmer's `<atem:invoke>`
+//! (`specs/dialects/glimmer.md` MG4.4–MG4.6, MG8.1), whose values are JSON or their text
+//! whatever the schema says (MG5.2): [`Syntax`] says each of these.
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -82,8 +84,8 @@ pub(super) fn read(
     Ok(element.into_call(generated_id))
 }
 
-/// How a dialect spells an invoke element after its opener (`<invoke`, `<steptml:invoke`), and
-/// what its values mean.
+/// How a dialect spells an invoke element after its opener (`<invoke`, `<steptml:invoke`,
+/// `<atem:invoke`), and what its values mean.
 #[derive(Debug)]
 pub(crate) struct Syntax {
     /// Ends the element's body (`</invoke>`).
