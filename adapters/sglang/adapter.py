@@ -74,6 +74,7 @@ PARSERS = {
     "cohere": ("cohere_command4", "cohere_command4"),
     "step3": ("step3", "step3"),
     "gigachat3": ("gigachat3", None),
+    "glimmer": ("muse", "muse"),
 }
 
 
@@ -100,7 +101,8 @@ PARSERS.update(OVERRIDES)
 # dialects do not consult a registry and their corpora call other tools. A real client declares
 # the tools its model calls, so by default the request declares the `begin` tools plus the
 # tools the corpora of these dialects call (`toolName` in corpus/DIALECT/*.events.jsonl, any
-# parameters). TCH_SGLANG_TOOLS=begin declares the `begin` tools only.
+# parameters), but for glimmer's `GetWeather.GetWeather` (its doubled namespace of the declared
+# `GetWeather`, README.md). TCH_SGLANG_TOOLS=begin declares the `begin` tools only.
 CORPUS_TOOL_NAMES = [
     "get_weather", "get_time", "get_current_time", "list_files", "list_directory",
     "create_event", "set_role", "send_message", "save_note", "run_shell", "write_file",
