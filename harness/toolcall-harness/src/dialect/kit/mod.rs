@@ -172,12 +172,18 @@ impl KitParser {
                 let start = (rest_offset + end).saturating_sub(marker.literal.len());
                 self.act(marker, start, rest_offset + end);
             }
-            // The prefix held is held again as the new mode's (a prefix of its markers too, or
-            // released when the stream goes on).
+            // The prefix held is held again as the new mode's, as far as it is a prefix of its
+            // markers too; what is not (a lead marker's prefix that prose does not have, such as
+            // `</` of a closer only the lead reads) is the new mode's content now. (No marker of
+            // the new mode is found in it: they are all the old mode's, `check.rs`.)
             None if switched => {
                 let held = self.finder.held(set);
                 self.finder = MarkerFinder::default();
-                let _ = self.finder.find(grammar.automaton(self.mode), held);
+                let new_set = grammar.automaton(self.mode);
+                let _ = self.finder.find(new_set, held);
+                let kept = self.finder.held(new_set).len();
+                let at = rest_offset + consumed - held.len();
+                self.release(held.get(..held.len() - kept).unwrap_or_default(), at, out);
             }
             None => {}
         }
