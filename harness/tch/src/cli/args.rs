@@ -47,8 +47,8 @@ pub(super) struct ToolsArgs {
     /// OpenAI `tools` array, MCP `tools/list` tools, or an object with `tools`; see
     /// specs/definitions.md §13). Default: the bundled `specs/tools/`. The `tag` and
     /// `signature` dialects only recognise these tools; the dialects whose values are typed
-    /// by schema (`qwen3-coder`, `glm-4.5`, `glm-4.7`, `minimax-m2`) type parameter values by
-    /// their schemas; candidates get them in `begin`.
+    /// by schema (`qwen3-coder`, `glm-4.5`, `glm-4.7`, `minimax-m2`, `minimax-m3`) type
+    /// parameter values by their schemas; candidates get them in `begin`.
     #[arg(long, value_name = "PATH")]
     tools: Option<PathBuf>,
 }

@@ -16,6 +16,7 @@ mod kit;
 mod llama3_json;
 pub mod md_fence;
 mod minimax_m2;
+mod minimax_m3;
 mod mistral;
 mod output;
 mod pythonic;
@@ -102,6 +103,9 @@ dialects! {
     Pythonic => pythonic::DIALECT,
     /// MiniMax-M2: `<minimax:tool_call>` around `<invoke name="…">` elements.
     MinimaxM2 => minimax_m2::DIALECT,
+    /// MiniMax-M3: `]<]minimax[>[<tool_call>` around `<invoke name="…">` calls whose
+    /// arguments are elements named by their keys, every tag after the namespace token.
+    MinimaxM3 => minimax_m3::DIALECT,
 }
 
 impl Dialect {
