@@ -23,8 +23,15 @@ pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
 /// below it (a parameter's value in the dialects that write parameters one by one): C8.2
 /// counts the input object, so the value may nest one level less.
 pub(crate) fn value_in_input(text: &str) -> Result<Value, serde_json::Error> {
+    value_at_level(text, 2)
+}
+
+/// `text` as exactly one JSON value whose own level is `level` (1: the call's object; 2: a
+/// value in its input; deeper in the dialects whose arguments nest as elements): C8.2 counts
+/// the levels above it.
+pub(crate) fn value_at_level(text: &str, level: usize) -> Result<Value, serde_json::Error> {
     let value = serde_json::from_str(text)?;
-    check_depth_from(&value, text, 2)?;
+    check_depth_from(&value, text, level)?;
     Ok(value)
 }
 
@@ -39,7 +46,7 @@ fn check_depth_from(value: &Value, source: &str, level: usize) -> Result<(), ser
     // A value nests no deeper than its source has `[` and `{`: a SIMD count spares almost
     // every call the walk (which cost the JSON dialects about 15% of their throughput).
     let openers = memchr::memchr2_iter(b'[', b'{', source.as_bytes());
-    let room = MAX_DEPTH + 1 - level;
+    let room = (MAX_DEPTH + 1).saturating_sub(level);
     if openers.take(room + 1).count() <= room {
         return Ok(());
     }

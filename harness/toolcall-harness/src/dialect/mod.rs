@@ -21,6 +21,7 @@ mod kit;
 mod llama3_json;
 pub mod md_fence;
 mod minimax_m2;
+mod minimax_m3;
 mod mistral;
 mod output;
 mod pythonic;
@@ -123,6 +124,9 @@ dialects! {
     SeedOss => seed_oss::DIALECT,
     /// Muse Glimmer: `<|start|>assistant to=NAME<|message|>` messages, ATEM `<atem:invoke>` calls.
     Glimmer => glimmer::DIALECT,
+    /// MiniMax-M3: `]<]minimax[>[<tool_call>` around `<invoke name="…">` calls whose
+    /// arguments are elements named by their keys, every tag after the namespace token.
+    MinimaxM3 => minimax_m3::DIALECT,
 }
 
 impl Dialect {

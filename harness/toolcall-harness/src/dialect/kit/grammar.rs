@@ -87,7 +87,9 @@ pub(crate) enum Content {
     /// The start of a reply, where a call may still begin: text; blanks keep the mode, and
     /// any other char (text too) goes to mode `then`, whose markers are among this mode's (a
     /// reply that began as prose is prose). A marker found after that char is read again in
-    /// `then`. A prefill never ends a lead: the reply starts after it.
+    /// `then`, and a marker prefix held after it is held only as far as `then`'s markers
+    /// start with it (the rest is `then`'s content). A prefill never ends a lead: the reply
+    /// starts after it.
     Lead {
         /// The mode once the reply is prose.
         then: ModeId,

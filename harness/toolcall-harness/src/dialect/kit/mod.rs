@@ -174,8 +174,10 @@ impl KitParser {
             }
             // The prefix held is held again as the new mode's, as far as it is a prefix of its
             // markers; what of it the new mode cannot hold (a prefix of a marker the old mode
-            // alone has) is that mode's content, released now (C3). It holds no whole marker of
-            // the new mode: those are among the old mode's, which would have found it.
+            // alone has: `f` of gigachat3's header after a gap's stray char, `</` of
+            // minimax-m3's `</mm:think>` after a lead's first char) is that mode's content,
+            // released now (C3). It holds no whole marker of the new mode: those are among the
+            // old mode's (`check.rs`), which would have found it.
             None if switched => {
                 let held = self.finder.held(set);
                 let new = grammar.automaton(self.mode);
