@@ -75,6 +75,7 @@ PARSERS = {
     "step3": ("step3", "step3"),
     "gigachat3": ("gigachat3", None),
     "glimmer": ("muse", "muse"),
+    "minimax-m3": ("minimax-m3", "minimax-m3"),
 }
 
 

@@ -264,12 +264,28 @@ pub const DIALECTS: &[Dialect] = &[
             "read_file",
             "search_files",
         ],
-    },    Dialect {
+    },
+    Dialect {
         name: "step3",
         model: "stepfun-ai/step3",
         reasoning_parser: None,
         think: THINK,
         corpus_tools: &["GetWeather", "get_time", "read_file", "search_files"],
+    },
+    Dialect {
+        name: "minimax-m3",
+        model: "MiniMaxAI/MiniMax-M3",
+        reasoning_parser: None,
+        think: ("<mm:think>", "</mm:think>"),
+        corpus_tools: &[
+            "BookRestaurant",
+            "GetWeather",
+            "add_random_item_to_shop",
+            "book_appointment",
+            "get_time",
+            "read_file",
+            "search_files",
+        ],
     },
 ];
 
@@ -335,6 +351,7 @@ mod tests {
             ("minimax-m2", "minimax_m2", Some("minimax")),
             ("cohere", "cohere", Some("cohere_cmd")),
             ("step3", "step3", Some("step3")),
+            ("minimax-m3", "minimax_m3", Some("minimax_m3")),
         ]
         .into_iter()
         .map(|(d, t, r)| (d, Some(t.to_owned()), r.map(str::to_owned)))
@@ -382,5 +399,20 @@ mod tests {
         assert!(gemma.prefill_opens_reasoning("<|turn>model\n<|channel>thought\n"));
         assert!(!gemma.prefill_opens_reasoning("<|turn>model\n<|channel>thought\n<channel|>"));
         assert!(!gemma.prefill_opens_reasoning("<|turn>model\n"));
+        let Some(cohere) = find("cohere") else {
+            panic!("cohere is mapped")
+        };
+        assert!(cohere
+            .prefill_opens_reasoning("<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|><|START_THINKING|>"));
+        assert!(!cohere.prefill_opens_reasoning(
+            "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|><|START_THINKING|><|END_THINKING|>"
+        ));
+        assert!(!cohere.prefill_opens_reasoning("<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"));
+        let Some(m3) = find("minimax-m3") else {
+            panic!("minimax-m3 is mapped")
+        };
+        assert!(m3.prefill_opens_reasoning("]~b]ai\n<mm:think>"));
+        assert!(!m3.prefill_opens_reasoning("]~b]ai\n</mm:think>"));
+        assert!(!m3.prefill_opens_reasoning("]~b]ai\n"));
     }
 }
