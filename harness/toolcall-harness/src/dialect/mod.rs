@@ -18,6 +18,7 @@ mod llama3_json;
 pub mod md_fence;
 mod minimax_m2;
 mod mistral;
+mod olmo3;
 mod output;
 mod pythonic;
 mod qwen3_coder;
@@ -105,6 +106,8 @@ dialects! {
     MinimaxM2 => minimax_m2::DIALECT,
     /// Cohere Command: `<|START_ACTION|>[{"tool_call_id": …, "tool_name": …, "parameters": …}]<|END_ACTION|>`.
     Cohere => cohere::DIALECT,
+    /// Olmo 3: `<function_calls>get_weather(city="Paris")\nget_time()</function_calls>`, `<think>`.
+    Olmo3 => olmo3::DIALECT,
 }
 
 impl Dialect {
