@@ -23,6 +23,7 @@ pub mod md_fence;
 mod minimax_m2;
 mod minimax_m3;
 mod mistral;
+mod olmo3;
 mod output;
 mod pythonic;
 mod qwen3_coder;
@@ -127,6 +128,8 @@ dialects! {
     /// MiniMax-M3: `]<]minimax[>[<tool_call>` around `<invoke name="…">` calls whose
     /// arguments are elements named by their keys, every tag after the namespace token.
     MinimaxM3 => minimax_m3::DIALECT,
+    /// Olmo 3: `<function_calls>get_weather(city="Paris")\nget_time()</function_calls>`, `<think>`.
+    Olmo3 => olmo3::DIALECT,
 }
 
 impl Dialect {

@@ -6,7 +6,7 @@
 //! by the `,` before it: its head (up to the name's `(`) is checked here, its arguments are a
 //! nested block ([`ARGUMENTS_IN_LIST`]), and what a complete call means is in [`literal`].
 
-pub(super) mod literal;
+pub(crate) mod literal;
 
 use super::descriptor::{CallAround, Descriptor, Parser, Values};
 use super::json::MAX_DEPTH;
@@ -108,6 +108,20 @@ macro_rules! text_markers {
     };
 }
 
+/// A name's first chars (PY1.5: an ASCII letter or `_`), the 53 one-char literals handed to
+/// `$then!`: the markers that open a call at a name are generated from them (here, and in
+/// `olmo3`, whose calls start at a name).
+macro_rules! name_first_chars {
+    ($then:ident) => {
+        $then!(
+            "A" "B" "C" "D" "E" "F" "G" "H" "I" "J" "K" "L" "M" "N" "O" "P" "Q" "R" "S" "T" "U"
+            "V" "W" "X" "Y" "Z" "a" "b" "c" "d" "e" "f" "g" "h" "i" "j" "k" "l" "m" "n" "o" "p"
+            "q" "r" "s" "t" "u" "v" "w" "x" "y" "z" "_"
+        )
+    };
+}
+pub(crate) use name_first_chars;
+
 /// PY1.7: between a bare list's calls, and after stray text there.
 const LIST_MARKERS: &[Marker] = &[
     Marker {
@@ -148,11 +162,7 @@ pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
     Mode {
         id: TEXT,
         content: Content::Text,
-        markers: text_markers!(
-            "A" "B" "C" "D" "E" "F" "G" "H" "I" "J" "K" "L" "M" "N" "O" "P" "Q" "R" "S" "T" "U"
-            "V" "W" "X" "Y" "Z" "a" "b" "c" "d" "e" "f" "g" "h" "i" "j" "k" "l" "m" "n" "o" "p"
-            "q" "r" "s" "t" "u" "v" "w" "x" "y" "z" "_"
-        ),
+        markers: name_first_chars!(text_markers),
     },
     THINKING,
     Mode {
@@ -285,7 +295,7 @@ static ARGUMENTS_IN_SECTION: Block = Block::nested(
     decode_arguments::<true>,
     unterminated,
 );
-static PYTHON_NESTING: Nesting = Nesting {
+pub(crate) static PYTHON_NESTING: Nesting = Nesting {
     opens: b"([{",
     closes: b")]}",
     quotes: b"'\"",
@@ -304,7 +314,7 @@ fn decode_arguments<const LFM: bool>(reading: &Reading<'_>, end: End) -> Outcome
 /// The call's `)` has come: the block is one call, or invalid; either way the list goes on
 /// (PY1.7).
 fn complete<const LFM: bool>(reading: &Reading<'_>) -> Outcome {
-    match literal::call(reading.block, reading.generated_id.clone()) {
+    match literal::call(reading.block, 1, reading.generated_id.clone()) {
         Ok(call) => Outcome::Call(vec![Event::ToolCall(call)], list(LFM)),
         Err(error) => Outcome::Reject(error.to_string(), list(LFM)),
     }

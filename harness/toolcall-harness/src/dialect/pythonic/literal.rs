@@ -46,7 +46,7 @@ pub(super) fn is_blank(c: char) -> bool {
 }
 
 /// A tool's name (PY1.5): an ASCII letter or `_`, then ASCII letters, digits and `_`.
-pub(super) fn is_name(text: &str) -> bool {
+pub(crate) fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
     chars
         .next()
@@ -54,17 +54,21 @@ pub(super) fn is_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The call in `block`, its opener (one byte, `[` or `,`) first and its closing `)` last.
-pub(super) fn call(block: &str, generated_id: String) -> Result<ToolCall, CallError> {
+/// The call in `block`, its opener (`opener` bytes: pythonic's `[` or `,`, none in `olmo3`)
+/// first and its closing `)` last.
+pub(crate) fn call(
+    block: &str,
+    opener: usize,
+    generated_id: String,
+) -> Result<ToolCall, CallError> {
     let mut reader = Reader {
         text: block,
-        at: block.len().min(1),
+        at: block.len().min(opener),
     };
     reader.skip_blanks();
-    let name = reader
-        .word()
-        .filter(|name| is_name(name))
-        .ok_or_else(|| CallError::InvalidName(block.get(1..).unwrap_or_default().to_owned()))?;
+    let name = reader.word().filter(|name| is_name(name)).ok_or_else(|| {
+        CallError::InvalidName(block.get(opener..).unwrap_or_default().to_owned())
+    })?;
     reader.expect('(', "after the tool's name")?;
     let input = reader.arguments()?;
     if !reader.rest().is_empty() {
@@ -528,7 +532,7 @@ mod tests {
     use serde_json::json;
 
     fn input(args: &str) -> Result<Value, CallError> {
-        call(&format!("[f({args})"), "id".to_owned()).map(|call| call.input)
+        call(&format!("[f({args})"), 1, "id".to_owned()).map(|call| call.input)
     }
 
     #[test]
