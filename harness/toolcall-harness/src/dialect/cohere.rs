@@ -144,17 +144,7 @@ mod tests {
     use crate::parser::{StreamParser, run};
     use std::sync::Arc;
 
-    fn call(id: &str, name: &str, input: &str) -> String {
-        format!(r#"{{"type":"tool-call","toolCallId":"{id}","toolName":"{name}","input":{input}}}"#)
-    }
-
-    fn text(delta: &str) -> String {
-        serde_json::to_string(&Event::text(delta)).expect("an event")
-    }
-
-    fn error(message: &str) -> String {
-        serde_json::to_string(&Event::error(message)).expect("an event")
-    }
+    use crate::dialect::kit::lines::{call, error, text};
 
     #[test]
     fn a_cut_object_leaves_the_section() {

@@ -248,17 +248,7 @@ mod tests {
         crate::dialect::kit::events(&GRAMMAR, stream)
     }
 
-    fn call(id: &str, name: &str, input: &str) -> String {
-        format!(r#"{{"type":"tool-call","toolCallId":"{id}","toolName":"{name}","input":{input}}}"#)
-    }
-
-    fn text(delta: &str) -> String {
-        serde_json::to_string(&Event::text(delta)).expect("an event")
-    }
-
-    fn error(message: &str) -> String {
-        serde_json::to_string(&Event::error(message)).expect("an event")
-    }
+    use crate::dialect::kit::lines::{call, error, text};
 
     #[test]
     fn a_cut_in_the_answer_goes_back_to_the_answer() {

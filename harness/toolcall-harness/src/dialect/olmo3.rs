@@ -230,17 +230,7 @@ mod tests {
     use std::ops::Range;
     use std::sync::Arc;
 
-    fn call(id: &str, name: &str, input: &str) -> String {
-        format!(r#"{{"type":"tool-call","toolCallId":"{id}","toolName":"{name}","input":{input}}}"#)
-    }
-
-    fn text(delta: &str) -> String {
-        serde_json::to_string(&Event::text(delta)).expect("an event")
-    }
-
-    fn error(message: &str) -> String {
-        serde_json::to_string(&Event::error(message)).expect("an event")
-    }
+    use crate::dialect::kit::lines::{call, error, text};
 
     #[test]
     fn calls_need_no_separator_and_a_head_may_end_the_section() {

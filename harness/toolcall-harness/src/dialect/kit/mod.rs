@@ -60,6 +60,27 @@ pub(crate) fn events(grammar: &'static Grammar, stream: &str) -> Vec<String> {
     whole.iter().map(Event::to_json_line).collect()
 }
 
+/// Expected event lines as [`events`] writes them, for dialects' unit tests.
+#[cfg(test)]
+pub(crate) mod lines {
+    use crate::event::Event;
+
+    /// A `tool-call` line; `input` is JSON text.
+    pub(crate) fn call(id: &str, name: &str, input: &str) -> String {
+        format!(r#"{{"type":"tool-call","toolCallId":"{id}","toolName":"{name}","input":{input}}}"#)
+    }
+
+    /// A `text-delta` line.
+    pub(crate) fn text(delta: &str) -> String {
+        serde_json::to_string(&Event::text(delta)).expect("an event")
+    }
+
+    /// An `error` line.
+    pub(crate) fn error(message: &str) -> String {
+        serde_json::to_string(&Event::error(message)).expect("an event")
+    }
+}
+
 /// The open block: its text so far, where it began, and its closers' search.
 #[derive(Debug)]
 struct OpenBlock {
