@@ -53,10 +53,10 @@ const SHARED: &[&str] = &[
     "<think>\n",
 ];
 
-/// Every fragment: [`SHARED`], then each dialect's own in `Dialect::ALL` order. Fuzz inputs
-/// refer to fragments by index (`super::input`), so an input means the same stream only within
-/// one version of `tch`: a crash file is turned into a stream and chunk vector at once
-/// (`examples/fuzz_corpus.rs`), which any later version replays.
+/// Every fragment: the shared ones (`SHARED`), then each dialect's own in `Dialect::ALL`
+/// order. Fuzz inputs refer to fragments by index (`super::input`), so an input means the same
+/// stream only within one version of `tch`: a crash file is turned into a stream and chunk
+/// vector at once (`examples/fuzz_corpus.rs`), which any later version replays.
 pub fn fragments() -> &'static [&'static str] {
     static ALL: OnceLock<Vec<&'static str>> = OnceLock::new();
     ALL.get_or_init(|| {
