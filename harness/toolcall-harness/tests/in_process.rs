@@ -156,3 +156,118 @@ fn failures_are_grouped_and_an_expect_fail_file_ratchets_them() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The reference, but, as SGLang's and llama.cpp's parsers do, it drops the calls of tools
+/// its `begin` did not declare.
+struct DeclaredOnly {
+    reference: Reference,
+    declared: Vec<String>,
+}
+
+impl DeclaredOnly {
+    fn keep(&self, events: Vec<Event>, out: &mut Vec<Event>) {
+        let mut dropped: Vec<String> = Vec::new();
+        for event in events {
+            match &event {
+                Event::ToolInputStart { id, tool_name } if !self.declared.contains(tool_name) => {
+                    dropped.push(id.clone());
+                }
+                Event::ToolCall(call) if !self.declared.contains(&call.tool_name) => {}
+                Event::ToolInputDelta { id, .. } | Event::ToolInputEnd { id }
+                    if dropped.contains(id) => {}
+                _ => out.push(event),
+            }
+        }
+    }
+}
+
+impl Candidate for DeclaredOnly {
+    fn begin(&mut self, begin: &Begin) {
+        self.declared = begin.tools.iter().map(|t| t.name.clone()).collect();
+        self.reference.begin(begin);
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        let mut new = Vec::new();
+        self.reference.push(chunk, &mut new);
+        self.keep(new, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        let mut new = Vec::new();
+        self.reference.end(&mut new);
+        self.keep(new, events);
+    }
+}
+
+#[test]
+fn begin_declares_the_tools_the_stream_calls() {
+    let tools = tools();
+    // `get_weather` is no registry tool (`GetWeather` is): the case's events call it.
+    assert!(tools.get("get_weather").is_none());
+    let checked = Check::new("declared-only", &[Dialect::Hermes], || DeclaredOnly {
+        reference: Reference::new(Arc::clone(&tools)),
+        declared: Vec::new(),
+    })
+    .case("hermes/arguments-absent")
+    .run()
+    .expect("the check runs");
+    checked.assert_passed();
+}
+
+/// The reference, but every reply starts inside reasoning whatever the prefill, as a parser
+/// whose template always opens reasoning does.
+struct AlwaysInReasoning(Reference);
+
+impl Candidate for AlwaysInReasoning {
+    fn begin(&mut self, begin: &Begin) {
+        let prefill = begin.prefill.clone().unwrap_or_default();
+        let opened = if prefill.ends_with("<think>\n") {
+            prefill
+        } else {
+            prefill + "<think>\n"
+        };
+        self.0.begin(&Begin {
+            prefill: Some(opened),
+            ..begin.clone()
+        });
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        self.0.push(chunk, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        self.0.end(events);
+    }
+}
+
+#[test]
+fn a_candidate_that_starts_in_reasoning_is_not_judged_on_replies_that_cannot() {
+    let tools = tools();
+    let check = || {
+        Check::new("always-in-reasoning", &[Dialect::Hermes], || {
+            AlwaysInReasoning(Reference::new(Arc::clone(&tools)))
+        })
+        .case("hermes/reasoning-prefill-inside-think")
+        .case("hermes/arguments-absent")
+        .triage(Budget::Replays(0))
+    };
+    let undeclared = check().run().expect("the check runs");
+    assert_eq!(
+        undeclared.report.summary.failed,
+        1,
+        "{}",
+        undeclared.render()
+    );
+    let declared = check()
+        .starts_in_reasoning(&[Dialect::Hermes])
+        .run()
+        .expect("the check runs");
+    let status = |id: &str| {
+        let case = declared.report.cases.iter().find(|c| c.case == id);
+        case.map(|c| (c.status, c.notes.clone()))
+    };
+    let (opened, _) = status("hermes/reasoning-prefill-inside-think").unwrap();
+    assert_eq!(opened, Status::Passed, "{}", declared.render());
+    let (closed, notes) = status("hermes/arguments-absent").unwrap();
+    assert_eq!(closed, Status::NotApplicable);
+    assert!(notes[0].contains("startsInReasoning"), "{notes:?}");
+    assert!(declared.passed(), "{}", declared.render());
+}

@@ -39,6 +39,7 @@ const CASES_SHOWN: usize = 12;
 pub struct Check<F> {
     name: String,
     make: F,
+    starts_in_reasoning: Vec<Dialect>,
     selection: Selection,
     expect_fail: Option<PathBuf>,
     report_dir: Option<PathBuf>,
@@ -105,6 +106,7 @@ where
         Check {
             name: name.to_owned(),
             make,
+            starts_in_reasoning: Vec::new(),
             selection: Selection {
                 dialects: dialects.to_vec(),
                 ..Selection::default()
@@ -122,6 +124,14 @@ where
     /// `TCH_CASE` (globs split on `,`) replaces them.
     pub fn case(mut self, glob: &str) -> Self {
         self.selection.cases.push(glob.to_owned());
+        self
+    }
+
+    /// Dialects whose replies the candidate always reads as starting inside reasoning, as their
+    /// template opens it (`specs/protocol.md` P2.9): their cases whose prefill leaves reasoning
+    /// closed are `n/a`.
+    pub fn starts_in_reasoning(mut self, dialects: &[Dialect]) -> Self {
+        self.starts_in_reasoning = dialects.to_vec();
         self
     }
 
@@ -233,6 +243,11 @@ where
                 .collect(),
             definitions: false,
             reproduction: None,
+            starts_in_reasoning: self
+                .starts_in_reasoning
+                .iter()
+                .map(|d| d.name().to_owned())
+                .collect(),
         };
         let options = RunOptions {
             jobs: self.jobs,

@@ -422,6 +422,7 @@ mod tests {
             dialects: vec!["hermes".into()],
             definitions: false,
             reproduction,
+            starts_in_reasoning: Vec::new(),
         }
     }
 

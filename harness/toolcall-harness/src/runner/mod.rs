@@ -100,7 +100,7 @@ pub fn run(
             taken.unwrap_or_else(|| supervisor.handle(&hello))
         },
         |work, index, handle| match work.cases.get(index) {
-            Some(case) => work.run_case(case, handle, &hello.dialects),
+            Some(case) => work.run_case(case, handle, &hello),
             None => definitions::run_case(&work.definition_cases[index - work.cases.len()], handle),
         },
         Handle::shutdown,
@@ -142,7 +142,7 @@ pub fn run_in_process<C: StreamCandidate>(
     let work = Work::new(cases, &[], tools, options);
     let reports = work.in_parallel(
         start,
-        |work, index, candidate| work.run_case(&work.cases[index], candidate, &hello.dialects),
+        |work, index, candidate| work.run_case(&work.cases[index], candidate, hello),
         drop,
         on_case,
     );
@@ -156,7 +156,6 @@ pub fn run_in_process<C: StreamCandidate>(
 struct Work<'a> {
     cases: &'a [Case],
     definition_cases: &'a [DefinitionCase],
-    tool_list: Vec<ToolInfo>,
     tools: &'a Arc<Registry>,
     options: &'a RunOptions,
     next: AtomicUsize,
@@ -173,7 +172,6 @@ impl<'a> Work<'a> {
         Work {
             cases,
             definition_cases,
-            tool_list: ToolInfo::list(tools),
             tools,
             options,
             next: AtomicUsize::new(0),
@@ -217,26 +215,41 @@ impl<'a> Work<'a> {
         reports.unwrap_or_default().into_iter().flatten().collect()
     }
 
-    /// One stream case through `candidate`, which speaks the dialects `spoken`.
+    /// One stream case through `candidate`, which said `hello`.
     fn run_case(
         &self,
         case: &Case,
         candidate: &mut impl StreamCandidate,
-        spoken: &[String],
+        hello: &Hello,
     ) -> CaseReport {
         let mut report = CaseReport::new(&case.id, case.dialect.name(), &case.stream);
-        if !spoken.iter().any(|d| d == case.dialect.name()) {
+        let dialect = case.dialect.name();
+        if !hello.dialects.iter().any(|d| d == dialect) {
             report.status = Status::NotApplicable;
+            return report;
+        }
+        if hello.starts_in_reasoning.iter().any(|d| d == dialect)
+            && !case.dialect.starts_in_reasoning(self.tools, &case.prefill)
+        {
+            // P2.9: the candidate cannot start outside reasoning, as its template cannot.
+            report.status = Status::NotApplicable;
+            report.notes.push(format!(
+                "n/a: the candidate starts every {dialect} reply inside reasoning (hello's startsInReasoning), and this case's prefill leaves reasoning closed"
+            ));
             return report;
         }
         let mut judge =
             StreamJudge::new(&case.stream, &case.expected).with_alternatives(&case.alternatives);
         let markers = case.dialect.markers(self.tools);
         let realism = |chunking: &Chunking| Some(realism(&case.stream, &chunking.cuts, &markers));
+        let expected = case
+            .expected
+            .iter()
+            .chain(case.alternatives.iter().flat_map(|a| &a.expected));
         let mut replayer = Replayer {
             candidate,
             case,
-            tool_list: &self.tool_list,
+            tools: ToolInfo::for_stream(self.tools, expected),
             count: 0,
         };
         for chunking in plan(&case.stream, &self.options.splits) {
@@ -302,7 +315,8 @@ impl<'a> Work<'a> {
 struct Replayer<'h, C> {
     candidate: &'h mut C,
     case: &'h Case,
-    tool_list: &'h [ToolInfo],
+    /// What `begin` declares: the registry, and the tools the case's events call.
+    tools: Vec<ToolInfo>,
     count: usize,
 }
 
@@ -315,7 +329,7 @@ impl<C: StreamCandidate> Replayer<'_, C> {
             stream: id,
             dialect: self.case.dialect.name().to_owned(),
             prefill: Some(self.case.prefill.clone()),
-            tools: self.tool_list.to_vec(),
+            tools: self.tools.clone(),
         };
         self.candidate.run_stream(&begin, &chunks)
     }
