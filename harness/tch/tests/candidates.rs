@@ -135,6 +135,52 @@ fn the_adapter_templates_pass_their_dialect() {
 }
 
 #[test]
+fn the_closing_line_says_why_cases_were_skipped() {
+    // A new user read `N skipped` without knowing why: the hermes-only template has no tag
+    // cases to judge and announces no definitions (n/a), and the scaling cases are off. (The
+    // other causes: `report::Summary`'s unit tests.)
+    let (output, _) = tch_run(
+        "skipped-causes",
+        &[
+            "--case",
+            "hermes/short-*",
+            "--case",
+            "tag/back-to-back-calls",
+            "--case",
+            "definitions/*",
+            "--splits",
+            "whole",
+            "--",
+            "python3",
+            "adapters/python/adapter.py",
+        ],
+    );
+    let out = stdout(&output);
+    assert!(output.status.success(), "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(" n/a: not in the candidate's hello)"),
+        "{last}"
+    );
+    assert!(
+        last.ends_with("; scaling cases off (--no-scaling)"),
+        "{last}"
+    );
+    let (skipped, n_a) = last
+        .split_once(" skipped (")
+        .and_then(|(head, rest)| {
+            let skipped = head.rsplit(' ').next()?.parse::<usize>().ok()?;
+            let n_a = rest.split(' ').next()?.parse::<usize>().ok()?;
+            Some((skipped, n_a))
+        })
+        .unwrap_or_else(|| panic!("no skipped cases by cause in {last}"));
+    assert!(
+        n_a >= 2 && n_a == skipped,
+        "the tag case and the definitions: {last}"
+    );
+}
+
+#[test]
 fn each_buggy_example_is_caught_with_its_verdicts() {
     let examples: [(&str, &str, &[&str]); 8] = [
         (

@@ -220,6 +220,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let mut summary = Summary::of(&reports, started.elapsed());
     let hello = outcome.hello;
+    summary.scaling_off = if args.no_scaling {
+        Some("--no-scaling".to_owned())
+    } else {
+        args.chunks.as_ref().map(|_| "--chunks".to_owned())
+    };
     let report_dir = args
         .report_dir
         .clone()
