@@ -862,6 +862,53 @@ fn a_candidate_is_started_once_per_job() {
 }
 
 #[test]
+fn the_scaling_cases_reuse_the_last_job_s_process() {
+    // specs/runner.md R1.2: `--jobs 1` once started the candidate a second time for the
+    // scaling cases. Time is measured here beside this binary's other tests, so the scaling
+    // case's verdict is not looked at: only how often the candidate started.
+    let starts = std::env::temp_dir().join(format!(
+        "tch-test-{}-scaling-starts.txt",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&starts);
+    let report_dir =
+        std::env::temp_dir().join(format!("tch-test-{}-scaling-starts", std::process::id()));
+    let output = tch(&[
+        "run",
+        "--jobs",
+        "1",
+        "--case",
+        "hermes/short-*",
+        "--case",
+        "hermes/scaling/prose",
+        "--splits",
+        "whole",
+        "--triage-seconds",
+        "0",
+        "--report-dir",
+        report_dir.to_str().expect("UTF-8 path"),
+        "--",
+        "python3",
+        "harness/tch/tests/fixtures/counts_starts.py",
+        starts.to_str().expect("UTF-8 path"),
+    ]);
+    let text = std::fs::read_to_string(report_dir.join("report.json")).expect("report.json");
+    assert!(
+        text.contains("\"hermes/scaling/prose\""),
+        "the scaling case ran: {}",
+        stdout(&output)
+    );
+    let started = std::fs::read_to_string(&starts).expect("the candidate started");
+    assert_eq!(
+        started.lines().count(),
+        1,
+        "started {} times: {}",
+        started.lines().count(),
+        stdout(&output)
+    );
+}
+
+#[test]
 fn ctrl_c_kills_every_candidate() {
     // Item 9: a hung candidate once outlived an interrupted tch.
     let pid_file = std::env::temp_dir().join(format!("tch-test-{}-pid", std::process::id()));
