@@ -223,6 +223,11 @@ function serve(makeParser) {
         send({ type: 'hello', protocol: 1, name: NAME, dialects: DIALECTS });
         break;
       case 'begin':
+        // Per stream: only what holds this stream's state. tch sends thousands of streams to
+        // this one process; build what they share (a tokenizer, a chat template and its
+        // rendering with the tools, tools in your parser's types) once, outside this handler,
+        // and cache what depends on `dialect`, `tools` or `prefill` keyed by them: a template
+        // re-rendered here on every begin once cost 17x the run (P2.10 of specs/protocol.md).
         parser = makeParser();
         // The generation prompt the stream continues (specs/protocol.md P2.7): a parser with
         // reasoning or headers starts in the state it leaves, emitting nothing for it.

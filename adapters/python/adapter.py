@@ -227,6 +227,12 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
         if op == "hello":
             send({"type": "hello", "protocol": 1, "name": name, "dialects": dialects})
         elif op == "begin":
+            # Per stream: only what holds this stream's state. tch sends thousands of streams
+            # to this one process; build what they share (a tokenizer, a chat template and its
+            # rendering with the tools, tools in your parser's types) once, outside this loop,
+            # and cache what depends on `dialect`, `tools` or `prefill` keyed by them: a
+            # template re-rendered here on every begin once cost 17x the run (P2.10 of
+            # specs/protocol.md).
             parser = make_parser()
             # A parser that needs the tools the request declares takes them here.
             if hasattr(parser, "begin"):

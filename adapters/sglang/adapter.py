@@ -17,6 +17,7 @@ mapping and every choice made.
     tch run -- adapters/sglang/.venv/bin/python adapters/sglang/adapter.py
 """
 
+import functools
 import json
 import logging
 import os
@@ -115,6 +116,16 @@ CORPUS_TOOL_NAMES = [
 
 
 def declared_tools(begin_tools):
+    """The request's tools as SGLang `Tool` objects, a fresh list per stream. Converted once per
+    distinct `begin` tools (tch sends the same list in every `begin` of a run) and shared: the
+    parsers only read them, and the conversion (pydantic validation of every tool) cost as much
+    as the rest of a short stream (specs/protocol.md P2.10)."""
+    return list(_declared_tools(json.dumps(begin_tools or [], ensure_ascii=False)))
+
+
+@functools.lru_cache(maxsize=16)
+def _declared_tools(begin_tools_json):
+    begin_tools = json.loads(begin_tools_json)
     tools = [
         Tool(
             type="function",
@@ -133,7 +144,16 @@ def declared_tools(begin_tools):
             for name in CORPUS_TOOL_NAMES
             if name not in known
         ]
-    return tools
+    return tuple(tools)
+
+
+@functools.lru_cache(maxsize=None)
+def reasoning_markers(reasoning_parser):
+    """The reasoning parser's opener (`think_start_token` plus `think_start_self_label`) and
+    closer, read once per parser name from a detector made only to read them."""
+    probe = ReasoningParser(reasoning_parser).detector
+    opener = probe.think_start_token + getattr(probe, "think_start_self_label", "")
+    return opener, probe.think_end_token
 
 
 def reasoning_left_open(prefill, start, end):
@@ -162,9 +182,8 @@ class Stream:
         self.parser = FunctionCallParser(tools=self.tools, tool_call_parser=tool_parser) if self.tools else None
         self.reasoning = None
         if reasoning_parser:  # `self.reasoning_parser and request.separate_reasoning` (default)
-            probe = ReasoningParser(reasoning_parser).detector
-            opener = probe.think_start_token + getattr(probe, "think_start_self_label", "")
-            force = reasoning_left_open(begin.get("prefill") or "", opener, probe.think_end_token)
+            opener, closer = reasoning_markers(reasoning_parser)
+            force = reasoning_left_open(begin.get("prefill") or "", opener, closer)
             # `_process_reasoning_stream`: ReasoningParser(reasoning_parser,
             # request.stream_reasoning (True), is_force_reasoning, request, tokenizer=...,
             # tool_call_parser_active=...).

@@ -135,6 +135,52 @@ fn the_adapter_templates_pass_their_dialect() {
 }
 
 #[test]
+fn the_closing_line_says_why_cases_were_skipped() {
+    // A new user read `N skipped` without knowing why: the hermes-only template has no tag
+    // cases to judge and announces no definitions (n/a), and the scaling cases are off. (The
+    // other causes: `report::Summary`'s unit tests.)
+    let (output, _) = tch_run(
+        "skipped-causes",
+        &[
+            "--case",
+            "hermes/short-*",
+            "--case",
+            "tag/back-to-back-calls",
+            "--case",
+            "definitions/*",
+            "--splits",
+            "whole",
+            "--",
+            "python3",
+            "adapters/python/adapter.py",
+        ],
+    );
+    let out = stdout(&output);
+    assert!(output.status.success(), "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(" n/a: not in the candidate's hello)"),
+        "{last}"
+    );
+    assert!(
+        last.ends_with("; scaling cases off (--no-scaling)"),
+        "{last}"
+    );
+    let (skipped, n_a) = last
+        .split_once(" skipped (")
+        .and_then(|(head, rest)| {
+            let skipped = head.rsplit(' ').next()?.parse::<usize>().ok()?;
+            let n_a = rest.split(' ').next()?.parse::<usize>().ok()?;
+            Some((skipped, n_a))
+        })
+        .unwrap_or_else(|| panic!("no skipped cases by cause in {last}"));
+    assert!(
+        n_a >= 2 && n_a == skipped,
+        "the tag case and the definitions: {last}"
+    );
+}
+
+#[test]
 fn each_buggy_example_is_caught_with_its_verdicts() {
     let examples: [(&str, &str, &[&str]); 8] = [
         (
@@ -812,6 +858,53 @@ fn a_candidate_is_started_once_per_job() {
         1,
         "started {} times",
         started.lines().count()
+    );
+}
+
+#[test]
+fn the_scaling_cases_reuse_the_last_job_s_process() {
+    // specs/runner.md R1.2: `--jobs 1` once started the candidate a second time for the
+    // scaling cases. Time is measured here beside this binary's other tests, so the scaling
+    // case's verdict is not looked at: only how often the candidate started.
+    let starts = std::env::temp_dir().join(format!(
+        "tch-test-{}-scaling-starts.txt",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&starts);
+    let report_dir =
+        std::env::temp_dir().join(format!("tch-test-{}-scaling-starts", std::process::id()));
+    let output = tch(&[
+        "run",
+        "--jobs",
+        "1",
+        "--case",
+        "hermes/short-*",
+        "--case",
+        "hermes/scaling/prose",
+        "--splits",
+        "whole",
+        "--triage-seconds",
+        "0",
+        "--report-dir",
+        report_dir.to_str().expect("UTF-8 path"),
+        "--",
+        "python3",
+        "harness/tch/tests/fixtures/counts_starts.py",
+        starts.to_str().expect("UTF-8 path"),
+    ]);
+    let text = std::fs::read_to_string(report_dir.join("report.json")).expect("report.json");
+    assert!(
+        text.contains("\"hermes/scaling/prose\""),
+        "the scaling case ran: {}",
+        stdout(&output)
+    );
+    let started = std::fs::read_to_string(&starts).expect("the candidate started");
+    assert_eq!(
+        started.lines().count(),
+        1,
+        "started {} times: {}",
+        started.lines().count(),
+        stdout(&output)
     );
 }
 

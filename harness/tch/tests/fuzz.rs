@@ -96,7 +96,18 @@ fn fuzz_example(example: &str, dialect: &str, max_failures: usize) -> (Vec<Found
             verdicts: strings(&failure["verdicts"]),
             case: PathBuf::from(failure["path"].as_str().expect("a path")),
         })
-        .collect();
+        .collect::<Vec<Found>>();
+    // The last line says why it stopped (specs/fuzzing.md Z4.7).
+    let last = text.lines().last().unwrap_or_default();
+    let why = if report["stats"]["failures"] == max_failures {
+        format!("(--max-failures {max_failures});")
+    } else {
+        "(--streams 100);".to_owned()
+    };
+    assert!(
+        last.starts_with("fuzzed ") && last.contains("; stopped: ") && last.contains(&why),
+        "{example}: {why} in {last}"
+    );
     (found, text)
 }
 
@@ -267,6 +278,10 @@ fn the_summary_times_replays_by_stream_size() {
         "{text}"
     );
     assert!(
+        text.contains("; stopped: 40 streams generated (--streams 40); report in "),
+        "{text}"
+    );
+    assert!(
         text.contains(" ms each, ") && text.contains(" µs/KiB"),
         "{text}"
     );
@@ -275,6 +290,7 @@ fn the_summary_times_replays_by_stream_size() {
     )
     .expect("fuzz.json is JSON");
     let stats = &report["stats"];
+    assert_eq!(stats["stoppedBy"], "streams", "{stats}");
     let buckets = stats["bySize"].as_array().expect("stats.bySize");
     let found: Vec<&str> = buckets.iter().filter_map(|b| b["label"].as_str()).collect();
     assert_eq!(found, labels, "{stats}");
@@ -286,4 +302,32 @@ fn the_summary_times_replays_by_stream_size() {
         assert!(bucket["meanMicros"].as_f64() > Some(0.0), "{bucket}");
         assert!(bucket["microsPerKiB"].as_f64() > Some(0.0), "{bucket}");
     }
+}
+
+#[test]
+fn the_last_line_says_the_time_budget_stopped_it() {
+    // A new user could not tell a campaign that ran out of time from one that stopped at
+    // --max-failures or --streams (specs/fuzzing.md Z4.7).
+    let out = std::env::temp_dir().join(format!("tch-fuzz-seconds-{}", std::process::id()));
+    let output = tch(&[
+        "fuzz",
+        "--dialect",
+        "hermes",
+        "--seconds",
+        "0",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let text = stdout(&output);
+    assert!(output.status.success(), "{text}");
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("0 streams") && last.contains("; stopped: time budget used (--seconds 0);"),
+        "{last}"
+    );
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("fuzz.json")).expect("fuzz.json is written"),
+    )
+    .expect("fuzz.json is JSON");
+    assert_eq!(report["stats"]["stoppedBy"], "seconds", "{report}");
 }

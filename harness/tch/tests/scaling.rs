@@ -149,6 +149,12 @@ fn time_is_judged_as_the_stream_grows() {
         printed.contains("µs/KiB") && printed.contains(": superlinear"),
         "{printed}"
     );
+    // Judged as `tch run` judges its case, and said so (specs/runner.md R8.5).
+    assert!(
+        printed.contains("  hermes/scaling/one-call: failed (superlinear)")
+            && printed.contains("the judgement of tch run's cases DIALECT/scaling/FAMILY"),
+        "{printed}"
+    );
 
     // One size, in process, in two chunk sizes, as JSON lines.
     let output = tch(&[

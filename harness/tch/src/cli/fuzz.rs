@@ -159,6 +159,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
             "failures": stats.failures,
             "knownFailures": stats.known_failures,
             "shrinkSteps": stats.shrink_steps,
+            "stoppedBy": stats.stopped.map(|why| why.option()),
             "seconds": stats.elapsed.as_secs_f64(),
             "replaysPerSecond": stats.replays_per_second(),
             "bySize": by_size_json(&stats),
@@ -175,11 +176,14 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot write {}", args.out.join("fuzz.json").display()))?;
     print!("{}", by_size_table(&stats));
     println!(
-        "fuzzed {} for {:.1} s: {}; {} shrink steps; report in {}",
+        "fuzzed {} for {:.1} s: {}; {} shrink steps; stopped: {}; report in {}",
         args.dialect,
         stats.elapsed.as_secs_f64(),
         counters(&stats),
         stats.shrink_steps,
+        stats
+            .stopped
+            .map_or_else(|| "the campaign ended".to_owned(), |why| why.to_string()),
         args.out.join("fuzz.json").display()
     );
     Ok(if stats.failures == 0 {

@@ -17,6 +17,7 @@ use toolcall_harness::judge::{CaseReport, Verdict};
 use toolcall_harness::protocol::{Hello, ToolInfo};
 use toolcall_harness::report::terminal::{
     TerminalOptions, print_divergences, print_failures, print_root_causes,
+    print_scaling_near_threshold,
 };
 use toolcall_harness::report::{
     CandidateInfo, Replay, ReportOptions, RootCauseCounts, RunReport, Summary, bugs,
@@ -182,7 +183,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         strict_latency: args.strict_latency,
         strict: args.strict,
         scaling,
-        scaling_options: ScalingOptions::default(),
+        scaling_options: scaling_options(),
     };
     let supervisor = Supervisor::new(
         argv.clone(),
@@ -219,6 +220,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         expectations.apply(report);
     }
     let mut summary = Summary::of(&reports, started.elapsed());
+    summary.scaling_off = if args.no_scaling {
+        Some("--no-scaling".to_owned())
+    } else {
+        args.chunks.as_ref().map(|_| "--chunks".to_owned())
+    };
     let hello = outcome.hello;
     let report_dir = args
         .report_dir
@@ -256,6 +262,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         },
     )?;
     print_divergences(&mut std::io::stdout().lock(), &reports)?;
+    print_scaling_near_threshold(&mut std::io::stdout().lock(), &reports)?;
     let run_report = RunReport {
         schema: json::SCHEMA,
         tch_version: env!("CARGO_PKG_VERSION"),
@@ -412,6 +419,12 @@ fn scaling_series(args: &RunArgs, selection: &Selection, cases: &[Case]) -> Vec<
         .flat_map(|d| Family::ALL.map(|f| (d, f)))
         .filter(|&(d, f)| selection.selects(&scaling::case_id(d, f)))
         .collect()
+}
+
+/// How the scaling cases' series grow: `tch scale` feeds the same at its default
+/// `--chunk-size` (`specs/runner.md` R8.5).
+pub(super) fn scaling_options() -> ScalingOptions {
+    ScalingOptions::default()
 }
 
 /// The `--expect-fail` file's known failures; none without one.

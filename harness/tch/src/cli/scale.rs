@@ -8,8 +8,10 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use toolcall_harness::dialect::Dialect;
+use toolcall_harness::judge::{CaseReport, Status};
 use toolcall_harness::scaling::{
-    Family, Feed, InProcess, OverProtocol, ScalingOptions, Series, human_bytes, measure,
+    self, Family, Feed, InProcess, OverProtocol, ScalingOptions, Series, WALL_TIME_CAUTION,
+    human_bytes,
 };
 use toolcall_harness::split::fixed_size_chunks;
 use toolcall_harness::supervisor::{ReplayError, RestartPolicy, Supervisor};
@@ -163,6 +165,27 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
     code
 }
 
+/// The options of a series in `chunk_bytes`-byte chunks: `tch run`'s own (64-byte chunks) at
+/// the default `--chunk-size`.
+fn series_options(chunk_bytes: usize) -> ScalingOptions {
+    ScalingOptions {
+        chunk_bytes,
+        ..super::run::scaling_options()
+    }
+}
+
+/// One series measured and judged as `tch run` judges its case DIALECT/scaling/FAMILY: by
+/// the same function, [`scaling::judge`].
+fn judge_series(
+    feed: &mut dyn Feed,
+    dialect: Dialect,
+    family: Family,
+    options: &ScalingOptions,
+) -> CaseReport {
+    let mut reports = scaling::judge(feed, &[(dialect, family)], options, &|_| {});
+    reports.remove(0)
+}
+
 /// Times every dialect × family × chunk size and prints it; exit 1 when anything is
 /// superlinear or failed.
 fn report(
@@ -173,6 +196,7 @@ fn report(
     name: &str,
 ) -> Result<ExitCode> {
     let mut bad = false;
+    let mut near = false;
     for &dialect in dialects {
         for &family in families {
             for &chunk_bytes in &args.chunk_size {
@@ -184,23 +208,33 @@ fn report(
                         print_size(args, name, dialect, family, bytes, chunk_bytes, &timed);
                     }
                     None => {
-                        let options = ScalingOptions {
-                            chunk_bytes,
-                            ..ScalingOptions::default()
-                        };
-                        match measure(feed, dialect, family, &options) {
-                            Ok(series) => {
-                                bad |= series.superlinear();
-                                print_series(args, name, &series)?;
-                            }
-                            Err(error) => {
-                                bad = true;
-                                println!("{dialect} {family} ({chunk_bytes}-byte chunks): {error}");
-                            }
-                        }
+                        let case =
+                            judge_series(feed, dialect, family, &series_options(chunk_bytes));
+                        bad |= case.status.fails_the_run() || case.scaling.is_none();
+                        near |= case.scaling.as_ref().is_some_and(Series::near_threshold);
+                        print_case(args, name, &case, chunk_bytes)?;
                     }
                 }
             }
+        }
+    }
+    if args.size.is_none() && !args.json {
+        let default = super::run::scaling_options();
+        let differs =
+            args.chunk_size.iter().any(|&c| c != default.chunk_bytes) || args.deadline.is_some();
+        println!(
+            "{}",
+            if differs {
+                format!(
+                    "judged as tch run judges DIALECT/scaling/FAMILY, but not its series: tch run feeds {}-byte chunks with no --deadline",
+                    default.chunk_bytes
+                )
+            } else {
+                "the series and the judgement of tch run's cases DIALECT/scaling/FAMILY (specs/runner.md §8)".to_owned()
+            }
+        );
+        if near {
+            println!("{WALL_TIME_CAUTION}");
         }
     }
     Ok(if bad {
@@ -265,11 +299,48 @@ fn print_size(
     );
 }
 
-fn print_series(args: &ScaleArgs, name: &str, series: &Series) -> Result<()> {
+/// A series as `tch run` would report its case: the figures, the judgement, the case's
+/// status; a fault (no series) as its finding.
+fn print_case(args: &ScaleArgs, name: &str, case: &CaseReport, chunk_bytes: usize) -> Result<()> {
+    let status = match case.status {
+        Status::Passed => "passed".to_owned(),
+        Status::Skipped => "skipped (not judged)".to_owned(),
+        _ => format!(
+            "failed ({})",
+            case.verdicts()
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let Some(series) = &case.scaling else {
+        let why = case
+            .findings
+            .first()
+            .map(|f| f.detail.clone())
+            .or_else(|| case.notes.first().cloned())
+            .unwrap_or_default();
+        if args.json {
+            let value = serde_json::json!({
+                "parser": name, "case": case.case, "status": status, "chunkBytes": chunk_bytes,
+                "error": why,
+            });
+            println!("{value}");
+        } else {
+            println!(
+                "{name} {} ({chunk_bytes}-byte chunks): {status}: {why}",
+                case.case
+            );
+        }
+        return Ok(());
+    };
     if args.json {
         let mut value = serde_json::to_value(series)?;
         value["parser"] = serde_json::json!(name);
         value["superlinear"] = serde_json::json!(series.superlinear());
+        value["case"] = serde_json::json!(case.case);
+        value["status"] = serde_json::json!(status);
         println!("{value}");
         return Ok(());
     }
@@ -281,12 +352,84 @@ fn print_series(args: &ScaleArgs, name: &str, series: &Series) -> Result<()> {
         println!("  {line}");
     }
     println!("  {}", series.summary());
+    println!(
+        "  {}: {status}{}",
+        case.case,
+        if series.near_threshold() {
+            format!(", near the threshold ({})", scaling::THRESHOLD)
+        } else {
+            String::new()
+        }
+    );
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::*;
+    use clap::Parser;
+
+    /// Seconds a replay takes, by the stream's bytes.
+    type Model = fn(f64) -> f64;
+
+    /// A feed whose time is a function of the stream's length: no clock, so the same series
+    /// every time.
+    struct Modelled(Model);
+
+    impl Feed for Modelled {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+            let bytes: usize = chunks.iter().map(|c| c.len()).sum();
+            Ok(Duration::from_secs_f64((self.0)(bytes as f64)))
+        }
+    }
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ScaleArgs,
+    }
+
+    #[test]
+    fn tch_scale_judges_a_series_as_tch_run_judges_its_case() {
+        // A new user read `3 passed` from `tch run` and `superlinear` from `tch scale` on
+        // the same parser a minute apart. Both feed the same series (tch run's options at
+        // the default --chunk-size) and judge it with one function: given the same timings,
+        // the same verdicts.
+        let args = Cli::try_parse_from(["scale", "--in-process"])
+            .expect("parsed")
+            .args;
+        let options = series_options(args.chunk_size[0]);
+        assert_eq!(args.chunk_size, [64]);
+        assert_eq!(options, super::super::run::scaling_options());
+        let models: [(Model, Status); 3] = [
+            // Linear behind a per-chunk cost; a re-scan of the buffer per chunk; nearly
+            // linear, near the threshold.
+            (|bytes| bytes / 64.0 * 50e-6, Status::Passed),
+            (
+                |bytes| bytes / 64.0 * (50e-6 + bytes * 2e-9),
+                Status::Failed,
+            ),
+            (|bytes| 2e-3 * (bytes / 4096.0).powf(1.4), Status::Passed),
+        ];
+        for (model, status) in models {
+            let scaled = judge_series(
+                &mut Modelled(model),
+                Dialect::Hermes,
+                Family::Prose,
+                &options,
+            );
+            let run = scaling::judge(
+                &mut Modelled(model),
+                &[(Dialect::Hermes, Family::Prose)],
+                &super::super::run::scaling_options(),
+                &|_| {},
+            );
+            assert_eq!(scaled.status, status, "{:?}", scaled.scaling);
+            assert_eq!(run[0].status, scaled.status);
+            assert_eq!(run[0].scaling, scaled.scaling);
+            assert_eq!(run[0].verdicts(), scaled.verdicts());
+        }
+    }
 
     #[test]
     fn sizes_read_in_bytes_kib_and_mib() {

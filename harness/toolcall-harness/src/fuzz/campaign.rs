@@ -91,6 +91,47 @@ pub struct FuzzStats {
     /// Replay time by stream size (`specs/fuzzing.md` Z4.9): replays that came back without
     /// a fault and without starting a process.
     pub by_size: SizeTimes,
+    /// Why the campaign stopped; `None` while it runs.
+    pub stopped: Option<Stopped>,
+}
+
+/// Why a campaign stopped generating streams (`specs/fuzzing.md` Z4.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// `--max-failures` unexpected failures were found.
+    MaxFailures(usize),
+    /// `--streams` streams were generated.
+    Streams(usize),
+    /// `--seconds` had passed.
+    Seconds(Duration),
+}
+
+impl Stopped {
+    /// The option whose limit stopped it, without its dashes: `max-failures`, `streams`,
+    /// `seconds` (`fuzz.json`'s `stats.stoppedBy`).
+    pub fn option(&self) -> &'static str {
+        match self {
+            Stopped::MaxFailures(_) => "max-failures",
+            Stopped::Streams(_) => "streams",
+            Stopped::Seconds(_) => "seconds",
+        }
+    }
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::MaxFailures(n) => write!(
+                f,
+                "{n} unexpected {} found (--max-failures {n})",
+                if *n == 1 { "failure" } else { "failures" }
+            ),
+            Stopped::Streams(n) => write!(f, "{n} streams generated (--streams {n})"),
+            Stopped::Seconds(budget) => {
+                write!(f, "time budget used (--seconds {})", budget.as_secs_f64())
+            }
+        }
+    }
 }
 
 impl FuzzStats {
@@ -163,12 +204,23 @@ pub fn fuzz(
     let mut generator = Generator::new(options.seed, seeds);
     let mut found: BTreeSet<Verdict> = BTreeSet::new();
     let started = Instant::now();
-    while started.elapsed() < options.duration
-        && options
+    loop {
+        let stop = if campaign.stats.failures >= options.max_failures {
+            Some(Stopped::MaxFailures(options.max_failures))
+        } else if options
             .max_streams
-            .is_none_or(|n| campaign.stats.streams < n)
-        && campaign.stats.failures < options.max_failures
-    {
+            .is_some_and(|n| campaign.stats.streams >= n)
+        {
+            options.max_streams.map(Stopped::Streams)
+        } else if started.elapsed() >= options.duration {
+            Some(Stopped::Seconds(options.duration))
+        } else {
+            None
+        };
+        if stop.is_some() {
+            campaign.stats.stopped = stop;
+            break;
+        }
         let stream = generator.stream();
         campaign.stats.streams += 1;
         let chunkings: Vec<Chunking> = std::iter::once(Chunking::whole())

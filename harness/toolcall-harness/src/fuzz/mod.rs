@@ -19,7 +19,7 @@ pub mod replayer;
 pub mod shrink;
 pub mod timing;
 
-pub use campaign::{FuzzError, FuzzFailure, FuzzOptions, FuzzStats, fuzz};
+pub use campaign::{FuzzError, FuzzFailure, FuzzOptions, FuzzStats, Stopped, fuzz};
 pub use input::FuzzInput;
 pub use oracle::{DefinitionFailure, check_definition, check_stream, definition_input};
 pub use replayer::{Replayer, Shrinking, StreamCandidate, Unavailable};

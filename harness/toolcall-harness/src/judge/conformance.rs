@@ -34,6 +34,23 @@ pub fn comparable(events: &[Event], source: &str) -> Vec<Event> {
     without_edge_blanks(normalized)
 }
 
+/// [`comparable`] events as a diff shows them: each `error`, blanked to be compared, given
+/// back the text `raw` (the events they came from) wrote for it. Nothing before drops,
+/// merges or reorders `error` events, so the k-th `error` of one is the k-th of the other.
+pub fn shown(comparable: &[Event], raw: &[Event]) -> Vec<Event> {
+    let mut texts = raw.iter().filter_map(|e| match e {
+        Event::Error { error_text } => Some(error_text.as_str()),
+        _ => None,
+    });
+    comparable
+        .iter()
+        .map(|e| match e {
+            Event::Error { .. } => texts.next().map_or_else(|| e.clone(), Event::error),
+            other => other.clone(),
+        })
+        .collect()
+}
+
 /// The blanks a template writes around its markers, which engines read as markup or as text
 /// (`specs/runner.md` R3.4), left out of the comparison: every text or reasoning run (the
 /// events are normalized, so a run is one event and its neighbours are of another kind) is

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use similar::TextDiff;
+use similar::{ChangeTag, TextDiff};
 
 use crate::event::Event;
 
@@ -43,13 +43,60 @@ const CONTEXT: usize = 24;
 
 /// A unified diff of two event lists, one JSON line per event.
 pub fn events(left: &[Event], right: &[Event], sides: Sides) -> String {
-    let lines = |events: &[Event]| {
-        events
-            .iter()
-            .map(|e| e.to_json_line() + "\n")
-            .collect::<String>()
+    events_shown((left, left), (right, right), sides)
+}
+
+/// What follows a diff that shows an `error` event's own text, which was not compared.
+pub const ERROR_TEXT_NOTE: &str =
+    "  (an error's errorText is not compared: each side shows its own wording)";
+
+/// A unified diff of two event lists, each side given as `(compared, shown)`: lines are
+/// matched as the `compared` events are (one JSON line per event), and each line is printed
+/// as its `shown` event (the same index; a line the two sides share is printed as the right
+/// side shows it). Candidates' `error` texts are compared blank (`specs/runner.md` §3) yet
+/// shown as the candidate wrote them; a diff that prints such a text says so.
+pub fn events_shown(
+    (left, left_shown): (&[Event], &[Event]),
+    (right, right_shown): (&[Event], &[Event]),
+    sides: Sides,
+) -> String {
+    let keys = |events: &[Event]| events.iter().map(Event::to_json_line).collect::<Vec<_>>();
+    let (old, new) = (keys(left), keys(right));
+    let old: Vec<&str> = old.iter().map(String::as_str).collect();
+    let new: Vec<&str> = new.iter().map(String::as_str).collect();
+    let diff = TextDiff::from_slices(&old, &new);
+    let shown = |events: &[Event], compared: &[&str], index: Option<usize>| {
+        let index = index.unwrap_or_default();
+        let line = events
+            .get(index)
+            .map_or_else(|| compared[index].to_owned(), Event::to_json_line);
+        let uncompared = line != compared[index];
+        (line, uncompared)
     };
-    text(&lines(left), &lines(right), sides)
+    let mut unified = String::new();
+    let mut uncompared_shown = false;
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        if unified.is_empty() {
+            let _ = writeln!(unified, "--- {}\n+++ {}", sides.left, sides.right);
+        }
+        let _ = writeln!(unified, "{}", hunk.header());
+        for change in hunk.iter_changes() {
+            let (line, uncompared) = match change.tag() {
+                ChangeTag::Delete => shown(left_shown, &old, change.old_index()),
+                ChangeTag::Insert | ChangeTag::Equal => {
+                    shown(right_shown, &new, change.new_index())
+                }
+            };
+            uncompared_shown |= uncompared;
+            let _ = writeln!(unified, "{}{line}", change.tag());
+        }
+    }
+    let mut out = with_pointers(&unified);
+    if uncompared_shown {
+        out.push_str(ERROR_TEXT_NOTE);
+        out.push('\n');
+    }
+    out
 }
 
 /// A unified diff of two texts (compared line by line).

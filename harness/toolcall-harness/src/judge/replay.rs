@@ -5,25 +5,47 @@
 //! event grammar. A chunk-dependent replay worth keeping is replayed again, with the whole
 //! stream, to tell nondeterminism (`flaky`) from chunk-dependence.
 
+use super::conformance::shown;
 use super::{Finding, Severity, Sides, Verdict, comparable, conformance, diff, grammar};
 use crate::corpus::Alternative;
 use crate::event::Event;
 use crate::split::Chunking;
 use crate::supervisor::{Fault, Transcript};
 
+/// Events as they are compared ([`comparable`]) and as a diff shows them ([`shown`]: with
+/// each `error`'s own text).
+#[derive(Debug, Clone, Default)]
+struct Output {
+    compared: Vec<Event>,
+    shown: Vec<Event>,
+}
+
+impl Output {
+    fn of(events: &[Event], stream: &str) -> Output {
+        let compared = comparable(events, stream);
+        let shown = shown(&compared, events);
+        Output { compared, shown }
+    }
+
+    /// The side of a diff: compared, shown.
+    fn side(&self) -> (&[Event], &[Event]) {
+        (&self.compared, &self.shown)
+    }
+}
+
 /// The judge of one stream's replays.
 #[derive(Debug)]
 pub struct StreamJudge<'s> {
     stream: &'s str,
-    /// The expected events, [`comparable`].
-    expected: Vec<Event>,
-    /// The case's documented alternative readings: each reading's name and its events,
-    /// [`comparable`] (`specs/runner.md` R3.5).
-    alternatives: Vec<(String, Vec<Event>)>,
-    /// The whole-stream replay's comparable output, once judged.
-    baseline: Option<Vec<Event>>,
-    /// The last judged replay's comparable output.
-    last: Vec<Event>,
+    /// The expected events.
+    expected: Output,
+    /// The case's documented alternative readings: each reading's name and its events
+    /// (`specs/runner.md` R3.5).
+    alternatives: Vec<(String, Output)>,
+    /// The whole-stream replay's output, once judged.
+    baseline: Option<Output>,
+    /// The last judged replay's output.
+    last: Output,
 }
 
 impl<'s> StreamJudge<'s> {
@@ -31,10 +53,10 @@ impl<'s> StreamJudge<'s> {
     pub fn new(stream: &'s str, expected: &[Event]) -> StreamJudge<'s> {
         StreamJudge {
             stream,
-            expected: comparable(expected, stream),
+            expected: Output::of(expected, stream),
             alternatives: Vec::new(),
             baseline: None,
-            last: Vec::new(),
+            last: Output::default(),
         }
     }
 
@@ -43,7 +65,7 @@ impl<'s> StreamJudge<'s> {
     pub fn with_alternatives(mut self, alternatives: &[Alternative]) -> StreamJudge<'s> {
         self.alternatives = alternatives
             .iter()
-            .map(|a| (a.reading.clone(), comparable(&a.expected, self.stream)))
+            .map(|a| (a.reading.clone(), Output::of(&a.expected, self.stream)))
             .collect();
         self
     }
@@ -70,15 +92,15 @@ impl<'s> StreamJudge<'s> {
         if !broken.is_empty() {
             found.push((Verdict::Grammar, broken.join("; ")));
         }
-        let actual = comparable(&transcript.events, self.stream);
+        let actual = Output::of(&transcript.events, self.stream);
         let mut diff = String::new();
         let mut diverges = None;
         match &self.baseline {
             None => {
-                let verdicts = conformance(&self.expected, &actual);
+                let verdicts = conformance(&self.expected.compared, &actual.compared);
                 if !verdicts.is_empty() {
-                    diff = diff::events(&self.expected, &actual, Sides::EXPECTED);
-                    match self.reading_of(&actual, verdicts) {
+                    diff = diff::events_shown(self.expected.side(), actual.side(), Sides::EXPECTED);
+                    match self.reading_of(&actual.compared, verdicts) {
                         // Output that follows a documented reading: no conformance bug; a
                         // grammar break beside it stays one.
                         Reading::Followed { reading, verdicts } if found.is_empty() => {
@@ -94,7 +116,8 @@ impl<'s> StreamJudge<'s> {
                             verdicts,
                             against: Some((reading, expected)),
                         } => {
-                            diff = diff::events(expected, &actual, Sides::EXPECTED);
+                            diff =
+                                diff::events_shown(expected.side(), actual.side(), Sides::EXPECTED);
                             found.extend(verdicts.into_iter().map(|(verdict, detail)| {
                                 (
                                     verdict,
@@ -108,21 +131,21 @@ impl<'s> StreamJudge<'s> {
                 }
                 self.baseline = Some(actual.clone());
             }
-            Some(whole) if *whole != actual => {
+            Some(whole) if whole.compared != actual.compared => {
                 found.push((
                     Verdict::ChunkDependent,
                     "the output differs from the whole stream's".to_owned(),
                 ));
                 // The symptoms, relative to what the whole stream gave.
                 found.extend(
-                    conformance(whole, &actual)
+                    conformance(&whole.compared, &actual.compared)
                         .into_iter()
                         .filter(|(verdict, _)| *verdict != Verdict::Order)
                         .map(|(verdict, detail)| {
                             (verdict, format!("{detail} (vs the whole stream)"))
                         }),
                 );
-                diff = diff::events(whole, &actual, Sides::CHUNKING);
+                diff = diff::events_shown(whole.side(), actual.side(), Sides::CHUNKING);
             }
             // The same output as the whole stream: its conformance was judged once, there.
             Some(_) => {}
@@ -147,7 +170,7 @@ impl<'s> StreamJudge<'s> {
     /// by `verdicts`) follows, or else the one it is closest to: the fewest verdicts of the
     /// least severity, `tch`'s own on a tie (R3.5).
     fn reading_of(&self, actual: &[Event], verdicts: Vec<(Verdict, String)>) -> Reading<'_> {
-        if let Some((reading, _)) = self.alternatives.iter().find(|(_, e)| e == actual) {
+        if let Some((reading, _)) = self.alternatives.iter().find(|(_, e)| e.compared == actual) {
             return Reading::Followed {
                 reading: reading.clone(),
                 verdicts,
@@ -162,7 +185,7 @@ impl<'s> StreamJudge<'s> {
             against: None,
         };
         for (reading, expected) in &self.alternatives {
-            let candidate = conformance(expected, actual);
+            let candidate = conformance(&expected.compared, actual);
             if let Reading::Closest { verdicts, .. } = &best
                 && cost(&candidate) < cost(verdicts)
             {
@@ -184,16 +207,17 @@ impl<'s> StreamJudge<'s> {
         whole_again: Option<&Transcript>,
         again: Option<&Transcript>,
     ) {
-        let output = |t: &Transcript| comparable(&t.events, self.stream);
-        let differs = |first: &[Event], second: Option<Vec<Event>>| {
-            second.filter(|second| second.as_slice() != first)
+        let output = |t: &Transcript| Output::of(&t.events, self.stream);
+        let differs = |first: &Output, second: Option<Output>| {
+            second.filter(|second| second.compared != first.compared)
         };
-        let baseline = self.baseline.as_deref().unwrap_or_default();
+        let none = Output::default();
+        let baseline = self.baseline.as_ref().unwrap_or(&none);
         let (what, first, second) = if let Some(second) = differs(baseline, whole_again.map(output))
         {
             ("the whole stream", baseline, second)
         } else if let Some(second) = differs(&self.last, again.map(output)) {
-            ("this chunking", self.last.as_slice(), second)
+            ("this chunking", &self.last, second)
         } else {
             return;
         };
@@ -208,7 +232,11 @@ impl<'s> StreamJudge<'s> {
                 format!("two replays of {what} gave different output"),
             )],
         )
-        .with_diff(diff::events(first, &second, Sides::REPLAYS));
+        .with_diff(diff::events_shown(
+            first.side(),
+            second.side(),
+            Sides::REPLAYS,
+        ));
         finding.chunks = chunks;
         finding.events = events;
     }
@@ -224,7 +252,7 @@ enum Reading<'j> {
     /// It equals none: `verdicts` against the closest reading, `None` for `tch`'s own.
     Closest {
         verdicts: Vec<(Verdict, String)>,
-        against: Option<(&'j str, &'j [Event])>,
+        against: Option<(&'j str, &'j Output)>,
     },
 }
 
@@ -279,6 +307,60 @@ mod tests {
                 .starts_with("--- whole stream\n+++ this chunking")
         );
         assert_eq!(finding.chunks.to_string(), "1,10");
+    }
+
+    #[test]
+    fn a_candidate_s_error_text_shows_in_the_diff_though_it_is_not_compared() {
+        // A new user read `"errorText":""` in a diff where their parser had written its own
+        // words: texts are compared blank (R3) but shown as written.
+        let mut judge = StreamJudge::new(STREAM, &expected());
+        let wrong = transcript(vec![
+            Event::text("a "),
+            Event::error("cannot read <t>"),
+            Event::text("<t>{}</t>"),
+        ]);
+        let finding = judge.replay(&Chunking::whole(), &wrong).expect("fails");
+        assert!(finding.has(Verdict::MissingCall), "{:?}", finding.verdicts);
+        assert!(
+            finding
+                .diff
+                .contains(r#"+{"type":"error","errorText":"cannot read <t>"}"#),
+            "{}",
+            finding.diff
+        );
+        assert!(
+            !finding.diff.contains(r#""errorText":"""#),
+            "{}",
+            finding.diff
+        );
+        assert!(
+            finding
+                .diff
+                .ends_with(&format!("{}\n", diff::ERROR_TEXT_NOTE))
+        );
+        // A chunking that differs elsewhere shows the error's text in the context it shares
+        // with the whole stream, whatever each replay worded it.
+        let cut = Chunking::new(SplitKind::Single, "cut@1", vec![1]);
+        let reworded = transcript(vec![
+            Event::text("a "),
+            Event::error("other words"),
+            Event::text("<t>{}</t>!"),
+        ]);
+        let finding = judge.replay(&cut, &reworded).expect("chunk-dependent");
+        assert!(
+            finding
+                .diff
+                .contains(r#" {"type":"error","errorText":"other words"}"#),
+            "{}",
+            finding.diff
+        );
+        // Another wording alone is no finding.
+        let same = transcript(vec![
+            Event::text("a "),
+            Event::error("third wording"),
+            Event::text("<t>{}</t>"),
+        ]);
+        assert_eq!(judge.replay(&cut, &same), None);
     }
 
     #[test]

@@ -18,9 +18,8 @@ pub fn render(report: &RunReport) -> String {
     let _ = writeln!(md, "## tch: {}\n", report.candidate.name);
     let _ = writeln!(
         md,
-        "**{}** ({} known failures), {} replays in {:.1} s ({:.0} replays/s).\n",
+        "**{}**, {} replays in {:.1} s ({:.0} replays/s).\n",
         s.line(),
-        s.known_failures,
         s.replays,
         s.seconds,
         s.replays_per_second

@@ -75,10 +75,22 @@ pub struct Summary {
     pub passed: usize,
     /// Failed unexpectedly, or fixed while listed as a known failure.
     pub failed: usize,
-    /// Not applicable, known failures and cases not run.
+    /// Not applicable, known failures, cases not run and scaling cases not judged: the
+    /// sum of the four counts that follow.
     pub skipped: usize,
+    /// Cases of a dialect the candidate does not speak (definition cases: its hello does not
+    /// announce definitions).
+    pub not_applicable: usize,
     /// Cases that failed as `--expect-fail` says.
     pub known_failures: usize,
+    /// Cases not run: the candidate was restarted too often, or no longer started.
+    pub not_run: usize,
+    /// Scaling cases fed but not judged: fewer than three sizes were long enough to time.
+    pub not_judged: usize,
+    /// Why the scaling cases were not run at all (`--no-scaling`, `--chunks`); absent when
+    /// they were selected as any case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaling_off: Option<String>,
     /// Cases whose output follows a documented alternative reading and nothing else wrong
     /// (`specs/runner.md` R3.5): neither passed nor failed.
     pub divergent: usize,
@@ -162,7 +174,20 @@ impl Summary {
                     summary.known_failures += 1;
                     summary.skipped += 1;
                 }
-                Status::NotApplicable | Status::Skipped => summary.skipped += 1,
+                Status::NotApplicable => {
+                    summary.not_applicable += 1;
+                    summary.skipped += 1;
+                }
+                // A scaling case with a series was fed and not judged; any other skipped
+                // case was not run (`specs/runner.md` §2, R8.3).
+                Status::Skipped if case.scaling.is_some() => {
+                    summary.not_judged += 1;
+                    summary.skipped += 1;
+                }
+                Status::Skipped => {
+                    summary.not_run += 1;
+                    summary.skipped += 1;
+                }
             }
             if case.status == Status::Failed {
                 if let Some(severity) = case.severity {
@@ -185,17 +210,50 @@ impl Summary {
         summary
     }
 
-    /// The closing line: `N passed, N failed, N skipped`, then `, N divergent` when some
-    /// case diverged.
+    /// The closing line: `N passed, N failed, N skipped`, the skipped cases by cause in
+    /// parentheses when some were (`(12 n/a: not in the candidate's hello, 2 known failures
+    /// (--expect-fail))`), then
+    /// `, N divergent` when some case diverged, and `; scaling cases off (--no-scaling)` when
+    /// they were not run at all.
     pub fn line(&self) -> String {
         let mut line = format!(
             "{} passed, {} failed, {} skipped",
             self.passed, self.failed, self.skipped
         );
+        let causes = self.skipped_by_cause();
+        if !causes.is_empty() {
+            line += &format!(" ({causes})");
+        }
         if self.divergent > 0 {
             line += &format!(", {} divergent", self.divergent);
         }
+        if let Some(why) = &self.scaling_off {
+            line += &format!("; scaling cases off ({why})");
+        }
         line
+    }
+
+    /// The skipped cases by cause, those that occur: `12 n/a: not in the candidate's hello, 2
+    /// known failures (--expect-fail), 1 not run: candidate given up after faults, 3 scaling
+    /// not judged: too fast to time`; empty when none was skipped.
+    pub fn skipped_by_cause(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        [
+            (self.not_applicable > 0)
+                .then(|| format!("{} n/a: not in the candidate's hello", self.not_applicable)),
+            (self.known_failures > 0).then(|| {
+                plural(self.known_failures, "known failure", "known failures") + " (--expect-fail)"
+            }),
+            (self.not_run > 0)
+                .then(|| format!("{} not run: candidate given up after faults", self.not_run)),
+            (self.not_judged > 0)
+                .then(|| format!("{} scaling not judged: too fast to time", self.not_judged)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ")
     }
 
     /// The failing cases by severity, worst first: `2 critical, 1 medium`; empty when none
@@ -322,5 +380,65 @@ pub fn candidate_stem(hello_name: &str, argv: &[String]) -> String {
         "candidate".to_owned()
     } else {
         stem.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scaling::Series;
+
+    fn case(id: &str, status: Status) -> CaseReport {
+        let mut report = CaseReport::new(id, id.split('/').next().unwrap_or_default(), "");
+        report.status = status;
+        report
+    }
+
+    #[test]
+    fn the_closing_line_gives_the_skipped_cases_by_cause() {
+        let mut not_judged = case("hermes/scaling/prose", Status::Skipped);
+        not_judged.scaling = Some(Series {
+            dialect: "hermes".into(),
+            family: "prose".into(),
+            chunk_bytes: 64,
+            points: Vec::new(),
+            exponent: None,
+        });
+        let cases = [
+            case("hermes/a", Status::Passed),
+            case("tag/a", Status::NotApplicable),
+            case("definitions/a", Status::NotApplicable),
+            case("hermes/b", Status::KnownFailure),
+            case("hermes/c", Status::Skipped),
+            not_judged,
+        ];
+        let mut summary = Summary::of(&cases, Duration::ZERO);
+        assert_eq!(
+            (
+                summary.skipped,
+                summary.not_applicable,
+                summary.known_failures,
+                summary.not_run,
+                summary.not_judged
+            ),
+            (5, 2, 1, 1, 1)
+        );
+        assert_eq!(
+            summary.line(),
+            "1 passed, 0 failed, 5 skipped (2 n/a: not in the candidate's hello, 1 known \
+             failure (--expect-fail), 1 not run: candidate given up after faults, 1 scaling \
+             not judged: too fast to time)"
+        );
+        summary.scaling_off = Some("--no-scaling".into());
+        summary.divergent = 2;
+        assert!(
+            summary
+                .line()
+                .ends_with("too fast to time), 2 divergent; scaling cases off (--no-scaling)"),
+            "{}",
+            summary.line()
+        );
+        let nothing_skipped = Summary::of(&cases[..1], Duration::ZERO);
+        assert_eq!(nothing_skipped.line(), "1 passed, 0 failed, 0 skipped");
     }
 }

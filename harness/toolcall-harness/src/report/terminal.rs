@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use crate::judge::{CaseReport, Finding, Verdict};
+use crate::judge::{CaseReport, Finding, Status, Verdict};
 use crate::split::Realism;
 use crate::triage::RootCause;
 
@@ -17,6 +17,30 @@ pub struct TerminalOptions {
     pub verdicts: Vec<Verdict>,
     /// At most this many findings per case (the rest are in `report.json`).
     pub findings_per_case: usize,
+}
+
+/// Prints the scaling cases that passed with an exponent near the threshold (`specs/runner.md`
+/// R8.3), whose verdict another run (or `tch scale`) on a loaded machine can turn, and why.
+pub fn print_scaling_near_threshold(out: &mut dyn Write, reports: &[CaseReport]) -> io::Result<()> {
+    let near: Vec<(&CaseReport, &crate::scaling::Series)> = reports
+        .iter()
+        .filter(|case| case.status == Status::Passed)
+        .filter_map(|case| Some(case).zip(case.scaling.as_ref()))
+        .filter(|(_, series)| series.near_threshold())
+        .collect();
+    for (case, series) in &near {
+        writeln!(
+            out,
+            "NEAR {}: passed near the threshold ({}): {}",
+            case.case,
+            crate::scaling::THRESHOLD,
+            series.summary()
+        )?;
+    }
+    if !near.is_empty() {
+        writeln!(out, "{}", crate::scaling::WALL_TIME_CAUTION)?;
+    }
+    Ok(())
 }
 
 /// Prints the root causes (`specs/runner.md` §9), worst first: id, severity, realism, title,
@@ -142,4 +166,42 @@ fn print_finding(out: &mut dyn Write, finding: &Finding, colour: bool) -> io::Re
         writeln!(out, "      {painted}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scaling::{Point, Series};
+
+    fn scaling_case(exponent: f64) -> CaseReport {
+        let mut case = CaseReport::new("hermes/scaling/prose", "hermes", "");
+        let points = [64 << 10, 128 << 10, 256 << 10].map(|bytes: usize| Point {
+            bytes,
+            seconds: 0.01 * (bytes as f64 / 65536.0).powf(exponent),
+        });
+        case.scaling = Some(Series {
+            dialect: "hermes".into(),
+            family: "prose".into(),
+            chunk_bytes: 64,
+            points: points.to_vec(),
+            exponent: Some(exponent),
+        });
+        case
+    }
+
+    #[test]
+    fn a_scaling_case_that_passed_near_the_threshold_says_so() {
+        let mut out = Vec::new();
+        print_scaling_near_threshold(&mut out, &[scaling_case(1.42), scaling_case(1.02)])
+            .expect("printed");
+        let text = String::from_utf8(out).expect("UTF-8");
+        assert!(
+            text.starts_with(
+                "NEAR hermes/scaling/prose: passed near the threshold (1.5): time ∝ size^1.42 "
+            ),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 2, "one case, then why: {text}");
+        assert!(text.contains("specs/runner.md R8.3"), "{text}");
+    }
 }

@@ -14,7 +14,9 @@ pub mod streams;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use series::{MIN_TIMED, Point, ScalingOptions, Series, THRESHOLD, human_bytes, measure};
+pub use series::{
+    MIN_TIMED, Point, SUSPECT, ScalingOptions, Series, THRESHOLD, human_bytes, measure,
+};
 pub use streams::Family;
 
 use crate::dialect::Dialect;
@@ -122,6 +124,12 @@ impl Feed for InProcess {
         Ok(elapsed)
     }
 }
+
+/// Why `tch run` and `tch scale` can judge one parser differently although they feed the
+/// same series and judge it with one function ([`judge`]): time is wall time (R8.3).
+pub const WALL_TIME_CAUTION: &str = "time is wall time: near the threshold, a loaded machine \
+    (or the other of tch run and tch scale, a minute later) can judge the same parser the other \
+    way (specs/runner.md R8.3)";
 
 /// The case id of a family's series: `hermes/scaling/one-call`.
 pub fn case_id(dialect: Dialect, family: Family) -> String {

@@ -110,6 +110,14 @@ impl Series {
         self.exponent.is_some_and(|e| e >= THRESHOLD)
     }
 
+    /// Whether it was judged linear with an exponent of [`SUSPECT`] or more: close enough
+    /// to [`THRESHOLD`] that wall time on a loaded machine can judge the same parser
+    /// `superlinear` on another run (R8.3).
+    pub fn near_threshold(&self) -> bool {
+        self.exponent
+            .is_some_and(|e| (SUSPECT..THRESHOLD).contains(&e))
+    }
+
     /// The indices of the [`JUDGED`] largest timed points, smallest first; none when fewer
     /// were timed.
     fn judged_points(&self) -> Option<Vec<usize>> {
