@@ -97,25 +97,13 @@ def parser_overrides(spec):
 OVERRIDES = parser_overrides(os.environ.get("TCH_SGLANG_PARSERS", ""))
 PARSERS.update(OVERRIDES)
 
-# The tools a request declares. SGLang's streaming parsers drop a call whose name is not one of
-# the request's tools (and keep no text of it); tch sends its registry in `begin`, while most
-# dialects do not consult a registry and their corpora call other tools. A real client declares
-# the tools its model calls, so by default the request declares the `begin` tools plus the
-# tools the corpora of these dialects call (`toolName` in corpus/DIALECT/*.events.jsonl, any
-# parameters), but for glimmer's `GetWeather.GetWeather` (its doubled namespace of the declared
-# `GetWeather`, README.md). TCH_SGLANG_TOOLS=begin declares the `begin` tools only.
-CORPUS_TOOL_NAMES = [
-    "get_weather", "get_time", "get_current_time", "list_files", "list_directory",
-    "create_event", "set_role", "send_message", "save_note", "run_shell", "write_file",
-    "launch_rocket", "echo", "deep", "add", "foo", "bar", "f", "g", "a",
-    "fs.read", "get-weather", "a&b", "天気",
-    "nest", "calculate", "lookup", "ping", "note", "météo", "http_get", "calc",
-    "get_stock_price", "b",
-]
-
-
+# The tools a request declares: exactly the `begin` tools (specs/protocol.md P2.2: tch's
+# registry plus every tool the stream calls, the latter with `inputSchema` `{}`). SGLang's
+# streaming parsers drop a call whose name is not one of the request's tools; a client declares
+# the tools its model calls, and `begin` says which those are. A tool without a schema, or with
+# the empty one, accepts any object (`{"type": "object"}`).
 def declared_tools(begin_tools):
-    tools = [
+    return [
         Tool(
             type="function",
             function=Function(
@@ -126,14 +114,6 @@ def declared_tools(begin_tools):
         )
         for tool in begin_tools or []
     ]
-    if os.environ.get("TCH_SGLANG_TOOLS", "begin+corpus") != "begin":
-        known = {tool.function.name for tool in tools}
-        tools += [
-            Tool(type="function", function=Function(name=name, parameters={"type": "object"}))
-            for name in CORPUS_TOOL_NAMES
-            if name not in known
-        ]
-    return tools
 
 
 def reasoning_left_open(prefill, start, end):
@@ -261,13 +241,11 @@ def tool_call_delta(tool_call):
 
 def reproduction():
     """P2.8: the standalone reproduction, `reproduction.py.tmpl` with this adapter's own
-    choices filled in (the dialect -> parsers table, the extra declared tool names); tch fills
-    `{{DIALECT}}`, `{{PREFILL}}`, `{{CHUNKS}}` and `{{TOOLS}}`."""
+    choices filled in (the dialect -> parsers table); tch fills `{{DIALECT}}`, `{{PREFILL}}`,
+    `{{CHUNKS}}` and `{{TOOLS}}`."""
     with open(os.path.join(HERE, "reproduction.py.tmpl"), encoding="utf-8") as f:
         template = f.read()
-    extra = CORPUS_TOOL_NAMES if os.environ.get("TCH_SGLANG_TOOLS", "begin+corpus") != "begin" else []
     template = template.replace("@ADAPTER_PARSERS@", json.dumps(PARSERS, ensure_ascii=False))
-    template = template.replace("@ADAPTER_EXTRA_TOOL_NAMES@", json.dumps(extra, ensure_ascii=False))
     return {"language": "python", "template": template}
 
 
