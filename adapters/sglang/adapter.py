@@ -116,6 +116,30 @@ def declared_tools(begin_tools):
     ]
 
 
+# specs/protocol.md P2.9: dialects whose chat template opens reasoning in every generation
+# prompt, with no switch to leave it closed (README.md § Replies that start in reasoning quotes
+# each template). SGLang's reasoning parser for these starts every reply in reasoning whatever
+# the server passes (`minimax` is forced in `ReasoningParser.__init__`; `step3` is
+# `DeepSeekR1Detector`, which passes `force_reasoning=True` to its base), so a reply whose
+# prompt left reasoning closed is no prompt these models are served with. Templates with a
+# thinking switch (Qwen3, DeepSeek, Kimi, GLM, Cohere's, Muse Glimmer's, ...) are not here: the
+# adapter reads their prefill (`reasoning_left_open`).
+TEMPLATE_ALWAYS_OPENS_REASONING = ("minimax-m2", "step3")
+
+
+def starts_in_reasoning():
+    """The dialects the hello lists in `startsInReasoning`: those whose template always opens
+    reasoning and whose configured reasoning parser (overrides included: `minimax-m2=…/none`
+    starts in text) does start a reply in reasoning when the prompt is read as leaving it
+    closed (`force_reasoning=False`)."""
+    dialects = []
+    for dialect in TEMPLATE_ALWAYS_OPENS_REASONING:
+        reasoning_parser = PARSERS[dialect][1]
+        if reasoning_parser and ReasoningParser(reasoning_parser, True, False).detector._in_reasoning:
+            dialects.append(dialect)
+    return dialects
+
+
 def reasoning_left_open(prefill, start, end):
     """Whether the generation prompt ends inside reasoning: its last opener comes after its
     last closer (as the reasoning detector's `previous_content` check reads a continued
@@ -267,4 +291,4 @@ if __name__ == "__main__":
     name = NAME
     if OVERRIDES:
         name += " " + ",".join(f"{d}={t}/{r or 'none'}" for d, (t, r) in sorted(OVERRIDES.items()))
-    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello={"reproduction": reproduction()})
+    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello={"reproduction": reproduction(), "startsInReasoning": starts_in_reasoning()})

@@ -48,6 +48,11 @@ class Reproduction(unittest.TestCase):
             self.assertIn(placeholder, template)
         self.assertNotIn("@ADAPTER_", template)
 
+    def test_the_hello_lists_the_templates_that_always_open_reasoning(self):
+        # P2.9: MiniMax-M2's and Step3's templates open reasoning in every prompt, and SGLang's
+        # `minimax` and `step3` reasoning parsers start every reply in it.
+        self.assertEqual(self.hello()["startsInReasoning"], ["minimax-m2", "step3"])
+
     def test_it_renders_and_runs(self):
         template = self.hello()["reproduction"]["template"]
         # A registry tool, and a tool the stream calls that the registry lacks (P2.2: `{}`).
