@@ -120,10 +120,11 @@ def declared_tools(begin_tools):
 # prompt, with no switch to leave it closed (README.md § Replies that start in reasoning quotes
 # each template). SGLang's reasoning parser for these starts every reply in reasoning whatever
 # the server passes (`minimax` is forced in `ReasoningParser.__init__`; `step3` is
-# `DeepSeekR1Detector`, which passes `force_reasoning=True` to its base), so a reply whose
-# prompt left reasoning closed is no prompt these models are served with. Templates with a
-# thinking switch (Qwen3, DeepSeek, Kimi, GLM, Cohere's, Muse Glimmer's, ...) are not here: the
-# adapter reads their prefill (`reasoning_left_open`).
+# `DeepSeekR1Detector`, which passes `force_reasoning=True` to its base), and these models are
+# never prompted with reasoning closed. Templates that may or may not open reasoning (Qwen3's,
+# DeepSeek's, Kimi's, GLM's, Cohere's, Muse Glimmer's, ...) are not here, even where SGLang's
+# parser ignores the prompt (Cohere's, Muse Glimmer's): the adapter reads their prefill
+# (`reasoning_left_open`), and what the parser makes of it is a finding.
 TEMPLATE_ALWAYS_OPENS_REASONING = ("minimax-m2", "step3")
 
 
@@ -291,4 +292,5 @@ if __name__ == "__main__":
     name = NAME
     if OVERRIDES:
         name += " " + ",".join(f"{d}={t}/{r or 'none'}" for d, (t, r) in sorted(OVERRIDES.items()))
-    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello={"reproduction": reproduction(), "startsInReasoning": starts_in_reasoning()})
+    hello = {"reproduction": reproduction(), "startsInReasoning": starts_in_reasoning()}
+    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello=hello)
