@@ -98,35 +98,23 @@ def parser_overrides(spec):
 OVERRIDES = parser_overrides(os.environ.get("TCH_SGLANG_PARSERS", ""))
 PARSERS.update(OVERRIDES)
 
-# The tools a request declares. SGLang's streaming parsers drop a call whose name is not one of
-# the request's tools (and keep no text of it); tch sends its registry in `begin`, while most
-# dialects do not consult a registry and their corpora call other tools. A real client declares
-# the tools its model calls, so by default the request declares the `begin` tools plus the
-# tools the corpora of these dialects call (`toolName` in corpus/DIALECT/*.events.jsonl, any
-# parameters), but for glimmer's `GetWeather.GetWeather` (its doubled namespace of the declared
-# `GetWeather`, README.md). TCH_SGLANG_TOOLS=begin declares the `begin` tools only.
-CORPUS_TOOL_NAMES = [
-    "get_weather", "get_time", "get_current_time", "list_files", "list_directory",
-    "create_event", "set_role", "send_message", "save_note", "run_shell", "write_file",
-    "launch_rocket", "echo", "deep", "add", "foo", "bar", "f", "g", "a",
-    "fs.read", "get-weather", "a&b", "天気",
-    "nest", "calculate", "lookup", "ping", "note", "météo", "http_get", "calc",
-    "get_stock_price", "b",
-]
-
-
+# The tools a request declares: exactly the `begin` tools (specs/protocol.md P2.2: tch's
+# registry plus every tool the stream calls, the latter with `inputSchema` `{}`). SGLang's
+# streaming parsers drop a call whose name is not one of the request's tools; a client declares
+# the tools its model calls, and `begin` says which those are. A tool without a schema, or with
+# the empty one, accepts any object (`{"type": "object"}`).
 def declared_tools(begin_tools):
     """The request's tools as SGLang `Tool` objects, a fresh list per stream. Converted once per
-    distinct `begin` tools (tch sends the same list in every `begin` of a run) and shared: the
-    parsers only read them, and the conversion (pydantic validation of every tool) cost as much
-    as the rest of a short stream (specs/protocol.md P2.10)."""
+    distinct `begin` tools (a run sends few: the registry, plus the tools each case calls) and
+    shared: the parsers only read them, and the conversion (pydantic validation of every tool)
+    cost as much as the rest of a short stream (specs/protocol.md P2.10)."""
     return list(_declared_tools(json.dumps(begin_tools or [], ensure_ascii=False)))
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=512)
 def _declared_tools(begin_tools_json):
     begin_tools = json.loads(begin_tools_json)
-    tools = [
+    return tuple(
         Tool(
             type="function",
             function=Function(
@@ -136,15 +124,7 @@ def _declared_tools(begin_tools_json):
             ),
         )
         for tool in begin_tools or []
-    ]
-    if os.environ.get("TCH_SGLANG_TOOLS", "begin+corpus") != "begin":
-        known = {tool.function.name for tool in tools}
-        tools += [
-            Tool(type="function", function=Function(name=name, parameters={"type": "object"}))
-            for name in CORPUS_TOOL_NAMES
-            if name not in known
-        ]
-    return tuple(tools)
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -154,6 +134,31 @@ def reasoning_markers(reasoning_parser):
     probe = ReasoningParser(reasoning_parser).detector
     opener = probe.think_start_token + getattr(probe, "think_start_self_label", "")
     return opener, probe.think_end_token
+
+
+# specs/protocol.md P2.9: dialects whose chat template opens reasoning in every generation
+# prompt, with no switch to leave it closed (README.md § Replies that start in reasoning quotes
+# each template). SGLang's reasoning parser for these starts every reply in reasoning whatever
+# the server passes (`minimax` is forced in `ReasoningParser.__init__`; `step3` is
+# `DeepSeekR1Detector`, which passes `force_reasoning=True` to its base), and these models are
+# never prompted with reasoning closed. Templates that may or may not open reasoning (Qwen3's,
+# DeepSeek's, Kimi's, GLM's, Cohere's, Muse Glimmer's, ...) are not here, even where SGLang's
+# parser ignores the prompt (Cohere's, Muse Glimmer's): the adapter reads their prefill
+# (`reasoning_left_open`), and what the parser makes of it is a finding.
+TEMPLATE_ALWAYS_OPENS_REASONING = ("minimax-m2", "step3")
+
+
+def starts_in_reasoning():
+    """The dialects the hello lists in `startsInReasoning`: those whose template always opens
+    reasoning and whose configured reasoning parser (overrides included: `minimax-m2=…/none`
+    starts in text) does start a reply in reasoning when the prompt is read as leaving it
+    closed (`force_reasoning=False`)."""
+    dialects = []
+    for dialect in TEMPLATE_ALWAYS_OPENS_REASONING:
+        reasoning_parser = PARSERS[dialect][1]
+        if reasoning_parser and ReasoningParser(reasoning_parser, True, False).detector._in_reasoning:
+            dialects.append(dialect)
+    return dialects
 
 
 def reasoning_left_open(prefill, start, end):
@@ -280,13 +285,11 @@ def tool_call_delta(tool_call):
 
 def reproduction():
     """P2.8: the standalone reproduction, `reproduction.py.tmpl` with this adapter's own
-    choices filled in (the dialect -> parsers table, the extra declared tool names); tch fills
-    `{{DIALECT}}`, `{{PREFILL}}`, `{{CHUNKS}}` and `{{TOOLS}}`."""
+    choices filled in (the dialect -> parsers table); tch fills `{{DIALECT}}`, `{{PREFILL}}`,
+    `{{CHUNKS}}` and `{{TOOLS}}`."""
     with open(os.path.join(HERE, "reproduction.py.tmpl"), encoding="utf-8") as f:
         template = f.read()
-    extra = CORPUS_TOOL_NAMES if os.environ.get("TCH_SGLANG_TOOLS", "begin+corpus") != "begin" else []
     template = template.replace("@ADAPTER_PARSERS@", json.dumps(PARSERS, ensure_ascii=False))
-    template = template.replace("@ADAPTER_EXTRA_TOOL_NAMES@", json.dumps(extra, ensure_ascii=False))
     return {"language": "python", "template": template}
 
 
@@ -308,4 +311,5 @@ if __name__ == "__main__":
     name = NAME
     if OVERRIDES:
         name += " " + ",".join(f"{d}={t}/{r or 'none'}" for d, (t, r) in sorted(OVERRIDES.items()))
-    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello={"reproduction": reproduction()})
+    hello = {"reproduction": reproduction(), "startsInReasoning": starts_in_reasoning()}
+    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello=hello)

@@ -48,20 +48,42 @@ class Reproduction(unittest.TestCase):
             self.assertIn(placeholder, template)
         self.assertNotIn("@ADAPTER_", template)
 
+    def test_the_hello_lists_the_templates_that_always_open_reasoning(self):
+        # P2.9: MiniMax-M2's and Step3's templates open reasoning in every prompt, and SGLang's
+        # `minimax` and `step3` reasoning parsers start every reply in it.
+        self.assertEqual(self.hello()["startsInReasoning"], ["minimax-m2", "step3"])
+
     def test_it_renders_and_runs(self):
         template = self.hello()["reproduction"]["template"]
+        # A registry tool, and a tool the stream calls that the registry lacks (P2.2: `{}`).
         tools = [{"name": "get_weather", "description": "Weather.",
                   "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}},
-                                  "additionalProperties": False}}]
+                                  "additionalProperties": False}},
+                 {"name": "get_time", "description": "", "inputSchema": {}}]
         program = render(template, "hermes", "<think>\n",
                          ["a plan</think>Sure. <tool_call>{\"name\": \"get_weather\", ",
                           "\"arguments\": {\"city\": \"Par\\\"is\"}}</tool_call>"], tools)
         done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
+        # The request declares exactly the `begin` tools.
+        self.assertIn("FunctionCallParser(tool_call_parser='hermes'), 2 tools", done.stdout)
         self.assertIn("force_reasoning=True", done.stdout)
         self.assertIn("reasoning 'a plan'", done.stdout)
         self.assertIn("name='get_weather'", done.stdout)
         self.assertIn("end of stream", done.stdout)
+
+    def test_a_tool_with_the_empty_schema_is_declared(self):
+        # P2.2: `begin` declares the tools the stream calls that the registry lacks with
+        # `inputSchema` `{}`; the request declares them (any object), so the call is kept.
+        template = self.hello()["reproduction"]["template"]
+        tools = [{"name": "get_time", "description": "", "inputSchema": {}}]
+        program = render(template, "hermes", "",
+                         ["<tool_call>", "{\"name\": \"get_time\", ", "\"arguments\": {}}",
+                          "</tool_call>"], tools)
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("FunctionCallParser(tool_call_parser='hermes'), 1 tools", done.stdout)
+        self.assertIn("name='get_time'", done.stdout)
 
 
 if __name__ == "__main__":
