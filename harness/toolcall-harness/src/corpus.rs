@@ -4,6 +4,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 use thiserror::Error;
@@ -102,6 +103,14 @@ pub struct Case {
 }
 
 impl Case {
+    /// Every event a reading of the case expects: its expected events, then each documented
+    /// alternative reading's.
+    pub fn all_expected(&self) -> impl Iterator<Item = &Event> {
+        self.expected
+            .iter()
+            .chain(self.alternatives.iter().flat_map(|a| &a.expected))
+    }
+
     /// The spec rules its comments cite, each with the spec that defines it (`H6.1`,
     /// `specs/dialects/hermes.md`), in order of first citation.
     pub fn cited_rules(&self) -> Vec<(String, &'static str)> {
@@ -375,6 +384,35 @@ impl Case {
         }
         Ok(stream_path)
     }
+}
+
+/// The tools `dialect`'s bundled cases call (the tool names of their expected events and
+/// alternative readings), sorted and each once: the tools a client of that dialect's models
+/// declares (`crate::protocol::ToolInfo::for_stream`).
+pub fn called_tools(dialect: Dialect) -> &'static [String] {
+    static CALLED: OnceLock<Vec<(Dialect, Vec<String>)>> = OnceLock::new();
+    let called = CALLED.get_or_init(|| {
+        let cases = bundled_cases().unwrap_or_default();
+        Dialect::ALL
+            .iter()
+            .map(|&d| {
+                let mut names: Vec<String> = cases
+                    .iter()
+                    .filter(|c| c.dialect == d)
+                    .flat_map(Case::all_expected)
+                    .filter_map(Event::tool_name)
+                    .map(str::to_owned)
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                (d, names)
+            })
+            .collect()
+    });
+    called
+        .iter()
+        .find(|(d, _)| *d == dialect)
+        .map_or(&[], |(_, names)| names)
 }
 
 /// Every case of the corpus embedded in the binary, in path order.

@@ -128,6 +128,15 @@ impl Event {
         }
     }
 
+    /// The tool a call's start or the call itself names (`tool-input-start`, `tool-call`).
+    pub fn tool_name(&self) -> Option<&str> {
+        match self {
+            Event::ToolInputStart { tool_name, .. } => Some(tool_name),
+            Event::ToolCall(call) => Some(&call.tool_name),
+            _ => None,
+        }
+    }
+
     /// The id a call-related event refers to, if any, for renaming.
     pub(crate) fn call_id_mut(&mut self) -> Option<&mut String> {
         match self {

@@ -136,7 +136,7 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             stream: format!("{}#{}", self.id, self.replays),
             dialect: self.dialect.name().to_owned(),
             prefill: Some(self.prefill.clone()),
-            tools: ToolInfo::for_stream(self.tools, &self.expected(stream)),
+            tools: ToolInfo::for_stream(self.tools, self.dialect, stream, &self.expected(stream)),
         };
         match self.candidate.run_stream(&begin, &chunks_at(stream, cuts)) {
             Ok(transcript) => Ok(Ok(transcript)),

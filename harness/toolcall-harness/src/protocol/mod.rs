@@ -10,6 +10,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::definitions::Kind;
+use crate::dialect::Dialect;
 use crate::event::{Event, ReadError};
 use crate::tools::Registry;
 
@@ -81,6 +82,14 @@ pub struct ToolInfo {
     pub input_schema: Value,
 }
 
+/// Whether `stream` holds `name` with no letter, digit or `_` right before or after it.
+fn writes_word(stream: &str, name: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    stream.match_indices(name).any(|(at, _)| {
+        !word(stream[..at].chars().next_back()) && !word(stream[at + name.len()..].chars().next())
+    })
+}
+
 /// `{}`: the JSON Schema every value satisfies.
 fn any_input() -> Value {
     Value::Object(serde_json::Map::new())
@@ -100,24 +109,31 @@ impl ToolInfo {
             .collect()
     }
 
-    /// The tools `begin` declares for a stream (P2.2): the registry's, then each tool that the
-    /// stream's expected events call and the registry lacks, in the order first called, with
-    /// the schema every input satisfies. A client declares the tools its model calls; parsers
-    /// that drop a call of an undeclared tool are judged on the stream, not on the registry.
+    /// The tools `begin` declares for a stream of `dialect` (P2.2): the registry's, then each
+    /// tool the stream's expected events call, then each tool `dialect`'s corpus calls whose
+    /// name the stream writes as a word (a malformed call's tool is still one the client
+    /// offered); those the registry lacks with the schema every input satisfies. A client
+    /// declares the tools its model calls: parsers that drop a call of an undeclared tool are
+    /// judged on the stream, not on the registry.
     pub fn for_stream<'e>(
         registry: &Registry,
+        dialect: Dialect,
+        stream: &str,
         expected: impl IntoIterator<Item = &'e Event>,
     ) -> Vec<ToolInfo> {
         let mut tools = ToolInfo::list(registry);
-        for event in expected {
-            let name = match event {
-                Event::ToolInputStart { tool_name, .. } => tool_name,
-                Event::ToolCall(call) => &call.tool_name,
-                _ => continue,
-            };
-            if !tools.iter().any(|t| t.name == *name) {
+        let written = crate::corpus::called_tools(dialect)
+            .iter()
+            .filter(|name| writes_word(stream, name))
+            .map(String::as_str);
+        for name in expected
+            .into_iter()
+            .filter_map(Event::tool_name)
+            .chain(written)
+        {
+            if !tools.iter().any(|t| t.name == name) {
                 tools.push(ToolInfo {
-                    name: name.clone(),
+                    name: name.to_owned(),
                     description: String::new(),
                     input_schema: any_input(),
                 });
@@ -233,6 +249,43 @@ pub fn control_line(kind: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn begin_declares_the_registry_the_calls_and_the_tools_a_stream_writes() {
+        let registry = crate::definitions::bundled_registry().expect("the bundled tools");
+        let names = |tools: Vec<ToolInfo>| -> Vec<String> {
+            tools
+                .into_iter()
+                .skip(registry.tools().len())
+                .map(|t| t.name)
+                .collect()
+        };
+        // A malformed call calls nothing, yet its tool is one the client offered.
+        let malformed = r#"<tool_call>{"name": "get_weather", "arguments": [1]}</tool_call>"#;
+        assert_eq!(
+            names(ToolInfo::for_stream(
+                &registry,
+                Dialect::Hermes,
+                malformed,
+                []
+            )),
+            ["get_weather"]
+        );
+        // Whole words only; and only names the dialect's corpus calls.
+        let prose = "forget_weather, get_weathers and get_time_zone; deep. but not 天気予報";
+        assert_eq!(
+            names(ToolInfo::for_stream(&registry, Dialect::Hermes, prose, [])),
+            ["deep"]
+        );
+        let called = Event::call("c", "fresh_tool", serde_json::json!({}));
+        let tools = ToolInfo::for_stream(&registry, Dialect::Hermes, "", [&called]);
+        assert_eq!(tools[0].name, registry.tools()[0].name);
+        let fresh = tools.last().expect("declared");
+        assert_eq!(
+            (fresh.name.as_str(), &fresh.input_schema),
+            ("fresh_tool", &any_input())
+        );
+    }
 
     #[test]
     fn requests_are_the_spec_lines() {

@@ -252,14 +252,15 @@ impl<'a> Work<'a> {
             StreamJudge::new(&case.stream, &case.expected).with_alternatives(&case.alternatives);
         let markers = case.dialect.markers(self.tools);
         let realism = |chunking: &Chunking| Some(realism(&case.stream, &chunking.cuts, &markers));
-        let expected = case
-            .expected
-            .iter()
-            .chain(case.alternatives.iter().flat_map(|a| &a.expected));
         let mut replayer = Replayer {
             candidate,
             case,
-            tools: ToolInfo::for_stream(self.tools, expected),
+            tools: ToolInfo::for_stream(
+                self.tools,
+                case.dialect,
+                &case.stream,
+                case.all_expected(),
+            ),
             count: 0,
         };
         for chunking in plan(&case.stream, &self.options.splits) {
