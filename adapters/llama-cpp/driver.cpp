@@ -27,6 +27,7 @@
 // stderr, so llama.cpp's own logging cannot reach the protocol.
 
 #include "chat.h"
+#include "log.h"
 
 #include <nlohmann/json.hpp>
 
@@ -57,13 +58,12 @@ struct dialect_template {
 };
 static const dialect_template DIALECTS[] = {
     { "hermes",        "Qwen-Qwen3-0.6B.jinja" },
-    { "qwen3-coder",   "Qwen3-Coder.jinja" },
+    { "qwen3-coder",   "Qwen3.5-4B.jinja" },
     { "harmony",       "openai-gpt-oss-120b.jinja" },
     { "deepseek-v3",   "llama-cpp-deepseek-r1.jinja" },
     { "deepseek-v3.1", "deepseek-ai-DeepSeek-V3.1.jinja" },
     { "deepseek-v3.2", "deepseek-ai-DeepSeek-V3.2.jinja" },
     { "deepseek-v4",   "deepseek-ai-DeepSeek-V4.jinja" },
-    { "deepseek-v4.1", "deepseek-ai-DeepSeek-V4-Flash-0731.jinja" },
     { "kimi-k2",       "Kimi-K2-Thinking.jinja" },
     { "kimi-k3",       "Kimi-K3.jinja" },
     { "glm-4.5",       "GLM-4.6.jinja" },
@@ -78,8 +78,6 @@ static const dialect_template DIALECTS[] = {
     { "gigachat3",     "GigaChat3-10B-A1.8B.jinja" },
     { "glimmer",       "muse-glimmer.jinja" },
     { "cohere",        "Cohere2MoE.jinja" },
-    { "step3",         "StepFun3.5-Flash.jinja" },
-    { "hunyuan",       "tencent-Hy3.jinja" },
 };
 
 static FILE * g_out = nullptr;
@@ -429,24 +427,25 @@ static bool reasoning_open(const common_chat_params & p, const std::string & tex
     return true;
 }
 
-// The parser parameters for a stream with this prefill (README.md, "The prefill"): the
-// rendering whose generation prompt ends with the prefill; else the one that leaves reasoning
-// as the prefill does; else the thinking-on rendering's generation prompt (cut before its
-// reasoning opener when the prefill leaves reasoning closed) joined to the prefill, their
-// overlap counted once.
+// The parser parameters for a stream with this prefill (README.md, "The prefill"). The
+// prefill and llama.cpp's generation prompt are both the end of the prompt, either one the
+// longer: (1) the rendering whose generation prompt ends with the prefill, or that the prefill
+// ends with; (2) else the rendering that leaves reasoning open or closed as the prefill does
+// and contains it; (3) else the thinking-on rendering's generation prompt (cut before its
+// reasoning opener when the prefill leaves reasoning closed) continued by what the prefill
+// has after it: after its last occurrence in the prefill, or after their overlap.
 static common_chat_parser_params parser_for(const applied & a, const std::string & prefill) {
-    if (!prefill.empty()) {
-        for (const auto & v : a.variants) {
-            if (ends_with(v.params.generation_prompt, prefill)) {
-                return v.parser;
-            }
+    for (const auto & v : a.variants) {
+        const std::string & g = v.params.generation_prompt;
+        if (!prefill.empty() && (ends_with(g, prefill) || ends_with(prefill, g))) {
+            return v.parser;
         }
     }
     const variant & on   = a.variants[0];
     bool            want = reasoning_open(on.params, prefill);
     for (const auto & v : a.variants) {
-        if (reasoning_open(v.params, v.params.generation_prompt) == want &&
-            (prefill.empty() || v.params.generation_prompt.find(prefill) != std::string::npos)) {
+        const std::string & g = v.params.generation_prompt;
+        if (reasoning_open(v.params, g) == want && (prefill.empty() || g.find(prefill) != std::string::npos)) {
             return v.parser;
         }
     }
@@ -454,12 +453,19 @@ static common_chat_parser_params parser_for(const applied & a, const std::string
     if (!want && reasoning_open(on.params, base)) {
         base = base.substr(0, base.rfind(trim(on.params.thinking_start_tag)));
     }
-    size_t overlap = std::min(base.size(), prefill.size());
-    while (overlap > 0 && base.compare(base.size() - overlap, overlap, prefill, 0, overlap) != 0) {
-        overlap--;
+    std::string rest;
+    size_t      at = base.empty() ? std::string::npos : prefill.rfind(base);
+    if (at != std::string::npos) {
+        rest = prefill.substr(at + base.size());
+    } else {
+        size_t overlap = std::min(base.size(), prefill.size());
+        while (overlap > 0 && base.compare(base.size() - overlap, overlap, prefill, 0, overlap) != 0) {
+            overlap--;
+        }
+        rest = prefill.substr(overlap);
     }
     common_chat_parser_params p = on.parser;
-    p.generation_prompt         = base + prefill.substr(overlap);
+    p.generation_prompt         = base + rest;
     return p;
 }
 
@@ -535,6 +541,9 @@ static json hello() {
 // `--probe DIALECT [PREFILL]`: what the adapter sets up for a dialect with the tools of
 // TOOLS_JSON (a begin's tools array; default none): format, generation prompts, the parser.
 static int probe(const std::string & dialect, const std::string & prefill) {
+    // llama.cpp's debug log names the handler ("Using specialized template: …" or "using
+    // differential autoparser").
+    common_log_set_verbosity_thold(LOG_DEFAULT_DEBUG);
     json tools = json::array();
     if (const char * t = getenv("TOOLS_JSON")) {
         tools = json::parse(t);
@@ -587,6 +596,13 @@ int main(int argc, char ** argv) {
             } catch (const std::exception & e) {
                 s->refused = e.what();
             }
+        } else if ((op == "chunk" || op == "end") && !s) {
+            // a chunk or end without begin: answered as an empty stream would be
+            if (op == "end") {
+                send(json{ { "type", "done" } });
+            } else {
+                send(json{ { "type", "sync" } });
+            }
         } else if (op == "chunk") {
             std::vector<json> out;
             step(*s, req.value("text", ""), true, out);
@@ -604,12 +620,14 @@ int main(int argc, char ** argv) {
             send(json{ { "type", "done" } });
             s.reset();
         } else if (op == "bye") {
-            fflush(g_out);
-            return 0;
+            break;
         } else {
             send(json{ { "type", "error" }, { "errorText", "unsupported request " + op } });
         }
         fflush(g_out);
     }
-    return 0;
+    // Leave without running static destructors: tearing down llama.cpp's statics after the
+    // cached templates crashed (SIGSEGV) at exit, after the protocol was over.
+    fflush(g_out);
+    _exit(0);
 }
