@@ -13,6 +13,7 @@
 //! - [`supervisor`]: candidate processes, started, restarted and killed in one place;
 //! - [`judge`]: verdicts, findings, the event grammar, conformance and the one diff;
 //! - [`runner`]: `tch run`'s engine: replays through the supervisor, judged by the judge;
+//! - [`in_process`]: a Rust parser judged in this process, from its own `cargo test`;
 //! - [`report`]: `report.json`, `junit.xml`, `summary.md`, terminal output, replay commands;
 //! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns;
 //! - [`triage`]: failing cases shrunk and grouped into root causes (`specs/runner.md` §9);
@@ -32,6 +33,7 @@ pub mod dialect;
 pub mod event;
 pub mod fuzz;
 pub mod glob;
+pub mod in_process;
 pub mod judge;
 mod named;
 pub mod normalize;

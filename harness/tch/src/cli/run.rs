@@ -292,7 +292,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         &report_dir.join("bugs"),
         &run_report.root_causes,
         &context,
-        &|root| pinned(root, &cases),
+        &|root| bugs::Pinned::of(root, &cases),
     )
     .with_context(|| format!("cannot write {}", report_dir.join("bugs").display()))?;
     if let Some(path) = &args.write_expect_fail {
@@ -395,30 +395,6 @@ fn root_causes(
         }
     }
     Ok(roots)
-}
-
-/// What the case a root cause shows pins: the rules its comments cite, each with its spec, and
-/// its `source:` lines.
-fn pinned(root: &RootCause, cases: &[Case]) -> bugs::Pinned {
-    let Some(case) = cases.iter().find(|c| c.id == root.case) else {
-        return bugs::Pinned::default();
-    };
-    bugs::Pinned {
-        rules: case
-            .cited_rules()
-            .into_iter()
-            .map(|(id, spec)| bugs::Rule {
-                id,
-                spec: spec.to_owned(),
-            })
-            .collect(),
-        sources: case
-            .comments
-            .iter()
-            .filter_map(|c| c.strip_prefix("source:"))
-            .map(|c| c.trim().to_owned())
-            .collect(),
-    }
 }
 
 /// The scaling cases selected (`specs/runner.md` R8.1): by --dialect, --case and --skip like

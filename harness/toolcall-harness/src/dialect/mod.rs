@@ -42,6 +42,7 @@ use thiserror::Error;
 
 pub use descriptor::{CallAround, Descriptor, Values};
 
+use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::tools::Registry;
 use descriptor::Parser;
@@ -180,6 +181,16 @@ impl Dialect {
             parser.prefill(prefill);
         }
         parser
+    }
+
+    /// Whether the reply after `prefill` starts inside reasoning (`specs/streaming.md` C9): what
+    /// the reference reads its first byte as.
+    pub fn starts_in_reasoning(self, tools: &Arc<Registry>, prefill: &str) -> bool {
+        let mut parser = self.reference_parser(tools, prefill);
+        let mut events = Vec::new();
+        parser.push("x", &mut events);
+        parser.finish(&mut events);
+        matches!(events.first(), Some(Event::ReasoningDelta { .. }))
     }
 }
 

@@ -83,7 +83,6 @@ pub struct Replayer<'t, C> {
     dialect: Dialect,
     prefill: String,
     tools: &'t Arc<Registry>,
-    tool_list: Vec<ToolInfo>,
     markers: Vec<String>,
     /// Stream ids are `{id}#{n}`.
     id: String,
@@ -105,7 +104,6 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             dialect,
             prefill: prefill.to_owned(),
             tools,
-            tool_list: ToolInfo::list(tools),
             markers: dialect.markers(tools),
             id: id.to_owned(),
             replays: 0,
@@ -138,7 +136,7 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             stream: format!("{}#{}", self.id, self.replays),
             dialect: self.dialect.name().to_owned(),
             prefill: Some(self.prefill.clone()),
-            tools: self.tool_list.clone(),
+            tools: ToolInfo::for_stream(self.tools, &self.expected(stream)),
         };
         match self.candidate.run_stream(&begin, &chunks_at(stream, cuts)) {
             Ok(transcript) => Ok(Ok(transcript)),

@@ -87,7 +87,7 @@ fn any_input() -> Value {
 }
 
 impl ToolInfo {
-    /// The tools of a registry, as `begin` sends them.
+    /// The tools of a registry.
     pub fn list(registry: &Registry) -> Vec<ToolInfo> {
         registry
             .tools()
@@ -99,10 +99,36 @@ impl ToolInfo {
             })
             .collect()
     }
+
+    /// The tools `begin` declares for a stream (P2.2): the registry's, then each tool that the
+    /// stream's expected events call and the registry lacks, in the order first called, with
+    /// the schema every input satisfies. A client declares the tools its model calls; parsers
+    /// that drop a call of an undeclared tool are judged on the stream, not on the registry.
+    pub fn for_stream<'e>(
+        registry: &Registry,
+        expected: impl IntoIterator<Item = &'e Event>,
+    ) -> Vec<ToolInfo> {
+        let mut tools = ToolInfo::list(registry);
+        for event in expected {
+            let name = match event {
+                Event::ToolInputStart { tool_name, .. } => tool_name,
+                Event::ToolCall(call) => &call.tool_name,
+                _ => continue,
+            };
+            if !tools.iter().any(|t| t.name == *name) {
+                tools.push(ToolInfo {
+                    name: name.clone(),
+                    description: String::new(),
+                    input_schema: any_input(),
+                });
+            }
+        }
+        tools
+    }
 }
 
 /// The candidate's answer to `hello`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
     /// The protocol version the candidate speaks; `tch` needs [`PROTOCOL_VERSION`].
     pub protocol: u32,
@@ -114,6 +140,15 @@ pub struct Hello {
     /// Whether it answers `definition` requests (P2.5); absent reads as `false`.
     #[serde(default)]
     pub definitions: bool,
+    /// The dialects whose replies it always reads as starting inside reasoning, as their chat
+    /// template's generation prompt always opens it (P2.9): streams whose prefill leaves
+    /// reasoning closed are not sent, their cases are `n/a`. Absent reads as none.
+    #[serde(
+        default,
+        rename = "startsInReasoning",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub starts_in_reasoning: Vec<String>,
     /// How to replay a stream through the parser without `tch`: a program template that a
     /// root cause's page fills in (`report::bugs`); absent when the adapter gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,6 +304,10 @@ mod tests {
                 reproduction: None,
                 ..
             }))
+        ));
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":["cohere"],"startsInReasoning":["cohere"]}"#),
+            Ok(Reply::Hello(Hello { starts_in_reasoning, .. })) if starts_in_reasoning == ["cohere"]
         ));
         assert!(matches!(
             Reply::parse(r#"{"type":"hello"}"#),

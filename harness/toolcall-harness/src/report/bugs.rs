@@ -36,6 +36,32 @@ pub struct Pinned {
     pub sources: Vec<String>,
 }
 
+impl Pinned {
+    /// What the case `root` shows (one of `cases`) pins: the rules its comments cite, each with
+    /// its spec, and its `source:` lines; nothing when it is not among `cases`.
+    pub fn of(root: &RootCause, cases: &[Case]) -> Pinned {
+        let Some(case) = cases.iter().find(|c| c.id == root.case) else {
+            return Pinned::default();
+        };
+        Pinned {
+            rules: case
+                .cited_rules()
+                .into_iter()
+                .map(|(id, spec)| Rule {
+                    id,
+                    spec: spec.to_owned(),
+                })
+                .collect(),
+            sources: case
+                .comments
+                .iter()
+                .filter_map(|c| c.strip_prefix("source:"))
+                .map(|c| c.trim().to_owned())
+                .collect(),
+        }
+    }
+}
+
 /// What every page of one run shares.
 #[derive(Debug, Clone, Copy)]
 pub struct PageContext<'a> {
@@ -396,6 +422,7 @@ mod tests {
             dialects: vec!["hermes".into()],
             definitions: false,
             reproduction,
+            starts_in_reasoning: Vec::new(),
         }
     }
 

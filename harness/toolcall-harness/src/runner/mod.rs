@@ -14,6 +14,7 @@ use std::time::Instant;
 use crate::corpus::{Case, DefinitionCase};
 use crate::dialect::Dialect;
 use crate::event::Event;
+use crate::fuzz::replayer::StreamCandidate;
 use crate::judge::{CaseReport, Finding, Status, StreamJudge, Verdict};
 use crate::protocol::{Begin, Hello, ToolInfo};
 use crate::scaling::{self, Family, ScalingOptions};
@@ -91,39 +92,20 @@ pub fn run(
             selected: selected.join(", "),
         });
     }
-    let work = Work {
-        cases,
-        definition_cases,
-        tool_list: ToolInfo::list(tools),
-        tools,
-        options,
-        next: AtomicUsize::new(0),
-        reports: Mutex::new(vec![None; cases.len() + definition_cases.len()]),
-    };
+    let work = Work::new(cases, definition_cases, tools, options);
     let first = Mutex::new(Some(first));
-    thread::scope(|scope| {
-        for _ in 0..options.jobs.max(1) {
-            scope.spawn(|| {
-                let taken = first.lock().ok().and_then(|mut c| c.take());
-                let mut handle = taken.unwrap_or_else(|| supervisor.handle(&hello));
-                while let Some(index) = work.claim() {
-                    let report = work.run_item(index, &mut handle);
-                    on_case(&report);
-                    if let Ok(mut reports) = work.reports.lock() {
-                        reports[index] = Some(report);
-                    }
-                }
-                handle.shutdown();
-            });
-        }
-    });
-    let mut reports: Vec<CaseReport> = work
-        .reports
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect();
+    let mut reports = work.in_parallel(
+        || {
+            let taken = first.lock().ok().and_then(|mut c| c.take());
+            taken.unwrap_or_else(|| supervisor.handle(&hello))
+        },
+        |work, index, handle| match work.cases.get(index) {
+            Some(case) => work.run_case(case, handle, &hello),
+            None => definitions::run_case(&work.definition_cases[index - work.cases.len()], handle),
+        },
+        Handle::shutdown,
+        on_case,
+    );
     let series: Vec<(Dialect, Family)> = options
         .scaling
         .iter()
@@ -145,52 +127,129 @@ pub fn run(
     Ok(RunOutcome { hello, reports })
 }
 
+/// Runs stream `cases` through a parser in this process (`crate::in_process`): `start` makes
+/// one candidate per job, which speaks the dialects `hello` lists. Judged as [`run`] judges;
+/// the scaling cases are left out (time is judged over the protocol alone, `tch scale`), and
+/// so are definition cases (`hello.definitions` is not read).
+pub fn run_in_process<C: StreamCandidate>(
+    hello: &Hello,
+    start: impl Fn() -> C + Sync,
+    cases: &[Case],
+    tools: &Arc<Registry>,
+    options: &RunOptions,
+    on_case: &(dyn Fn(&CaseReport) + Sync),
+) -> RunOutcome {
+    let work = Work::new(cases, &[], tools, options);
+    let reports = work.in_parallel(
+        start,
+        |work, index, candidate| work.run_case(&work.cases[index], candidate, hello),
+        drop,
+        on_case,
+    );
+    RunOutcome {
+        hello: hello.clone(),
+        reports,
+    }
+}
+
 /// The cases, shared by the jobs, and what they need.
 struct Work<'a> {
     cases: &'a [Case],
     definition_cases: &'a [DefinitionCase],
-    tool_list: Vec<ToolInfo>,
     tools: &'a Arc<Registry>,
     options: &'a RunOptions,
     next: AtomicUsize,
     reports: Mutex<Vec<Option<CaseReport>>>,
 }
 
-impl Work<'_> {
+impl<'a> Work<'a> {
+    fn new(
+        cases: &'a [Case],
+        definition_cases: &'a [DefinitionCase],
+        tools: &'a Arc<Registry>,
+        options: &'a RunOptions,
+    ) -> Work<'a> {
+        Work {
+            cases,
+            definition_cases,
+            tools,
+            options,
+            next: AtomicUsize::new(0),
+            reports: Mutex::new(vec![None; cases.len() + definition_cases.len()]),
+        }
+    }
+
     fn claim(&self) -> Option<usize> {
         let index = self.next.fetch_add(1, Ordering::Relaxed);
         (index < self.cases.len() + self.definition_cases.len()).then_some(index)
     }
 
-    fn run_item(&self, index: usize, handle: &mut Handle<'_>) -> CaseReport {
-        let started = Instant::now();
-        let mut report = match self.cases.get(index) {
-            Some(case) => self.run_case(case, handle),
-            None => definitions::run_case(&self.definition_cases[index - self.cases.len()], handle),
-        };
-        report.seconds = started.elapsed().as_secs_f64();
-        report
+    /// Runs every case, `options.jobs` at a time: each job makes its candidate with `start`,
+    /// runs the cases it claims with `run_item`, then hands the candidate to `stop`. The
+    /// reports come back in the cases' order.
+    fn in_parallel<J>(
+        &self,
+        start: impl Fn() -> J + Sync,
+        run_item: impl Fn(&Self, usize, &mut J) -> CaseReport + Sync,
+        stop: impl Fn(J) + Sync,
+        on_case: &(dyn Fn(&CaseReport) + Sync),
+    ) -> Vec<CaseReport> {
+        thread::scope(|scope| {
+            for _ in 0..self.options.jobs.max(1) {
+                scope.spawn(|| {
+                    let mut job = start();
+                    while let Some(index) = self.claim() {
+                        let started = Instant::now();
+                        let mut report = run_item(self, index, &mut job);
+                        report.seconds = started.elapsed().as_secs_f64();
+                        on_case(&report);
+                        if let Ok(mut reports) = self.reports.lock() {
+                            reports[index] = Some(report);
+                        }
+                    }
+                    stop(job);
+                });
+            }
+        });
+        let reports = self.reports.lock().map(|mut r| std::mem::take(&mut *r));
+        reports.unwrap_or_default().into_iter().flatten().collect()
     }
 
-    fn run_case(&self, case: &Case, handle: &mut Handle<'_>) -> CaseReport {
+    /// One stream case through `candidate`, which said `hello`.
+    fn run_case(
+        &self,
+        case: &Case,
+        candidate: &mut impl StreamCandidate,
+        hello: &Hello,
+    ) -> CaseReport {
         let mut report = CaseReport::new(&case.id, case.dialect.name(), &case.stream);
-        if !handle
-            .hello()
-            .dialects
-            .iter()
-            .any(|d| d == case.dialect.name())
-        {
+        let dialect = case.dialect.name();
+        if !hello.dialects.iter().any(|d| d == dialect) {
             report.status = Status::NotApplicable;
+            return report;
+        }
+        if hello.starts_in_reasoning.iter().any(|d| d == dialect)
+            && !case.dialect.starts_in_reasoning(self.tools, &case.prefill)
+        {
+            // P2.9: the candidate cannot start outside reasoning, as its template cannot.
+            report.status = Status::NotApplicable;
+            report.notes.push(format!(
+                "n/a: the candidate starts every {dialect} reply inside reasoning (hello's startsInReasoning), and this case's prefill leaves reasoning closed"
+            ));
             return report;
         }
         let mut judge =
             StreamJudge::new(&case.stream, &case.expected).with_alternatives(&case.alternatives);
         let markers = case.dialect.markers(self.tools);
         let realism = |chunking: &Chunking| Some(realism(&case.stream, &chunking.cuts, &markers));
+        let expected = case
+            .expected
+            .iter()
+            .chain(case.alternatives.iter().flat_map(|a| &a.expected));
         let mut replayer = Replayer {
-            handle,
+            candidate,
             case,
-            tool_list: &self.tool_list,
+            tools: ToolInfo::for_stream(self.tools, expected),
             count: 0,
         };
         for chunking in plan(&case.stream, &self.options.splits) {
@@ -252,15 +311,16 @@ impl Work<'_> {
     }
 }
 
-/// Replays one case's stream through a handle, each replay under its own stream id.
-struct Replayer<'h, 'a> {
-    handle: &'h mut Handle<'a>,
+/// Replays one case's stream through a candidate, each replay under its own stream id.
+struct Replayer<'h, C> {
+    candidate: &'h mut C,
     case: &'h Case,
-    tool_list: &'h [ToolInfo],
+    /// What `begin` declares: the registry, and the tools the case's events call.
+    tools: Vec<ToolInfo>,
     count: usize,
 }
 
-impl Replayer<'_, '_> {
+impl<C: StreamCandidate> Replayer<'_, C> {
     fn replay(&mut self, cuts: &[usize]) -> Result<Transcript, ReplayError> {
         self.count += 1;
         let id = format!("{}#{}", self.case.id, self.count);
@@ -269,9 +329,9 @@ impl Replayer<'_, '_> {
             stream: id,
             dialect: self.case.dialect.name().to_owned(),
             prefill: Some(self.case.prefill.clone()),
-            tools: self.tool_list.to_vec(),
+            tools: self.tools.clone(),
         };
-        self.handle.run_stream(&begin, &chunks)
+        self.candidate.run_stream(&begin, &chunks)
     }
 }
 

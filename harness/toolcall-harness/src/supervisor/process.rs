@@ -199,13 +199,7 @@ impl Candidate {
             lines,
             stderr_tail,
             limits,
-            hello: Hello {
-                protocol: 0,
-                name: String::new(),
-                dialects: Vec::new(),
-                definitions: false,
-                reproduction: None,
-            },
+            hello: Hello::default(),
         };
         candidate.hello = candidate.handshake().map_err(StartError::Handshake)?;
         Ok(candidate)

@@ -1,0 +1,273 @@
+//! In-process candidates (`toolcall_harness::in_process`): the reference passes the bundled
+//! corpus through the same path a parser crate's `cargo test` takes, and planted bugs (a
+//! panic, dropped text) come out as `tch run` names them, grouped into root causes.
+
+use std::sync::Arc;
+
+use toolcall_harness::definitions::bundled_registry;
+use toolcall_harness::dialect::Dialect;
+use toolcall_harness::event::Event;
+use toolcall_harness::in_process::{Candidate, Check, Reference};
+use toolcall_harness::judge::{Status, Verdict};
+use toolcall_harness::protocol::Begin;
+use toolcall_harness::split::SplitOptions;
+use toolcall_harness::triage::Budget;
+
+fn tools() -> Arc<toolcall_harness::tools::Registry> {
+    Arc::new(bundled_registry().expect("the bundled tools read"))
+}
+
+#[test]
+fn the_reference_passes_every_bundled_case_in_process() {
+    let tools = tools();
+    // Fewer chunkings than `tch run`'s thousand a case: `tests/corpus.rs` replays every
+    // boundary already; this pins that the in-process path judges as the protocol's does.
+    let splits = SplitOptions {
+        budget: 60,
+        random: 2,
+        ..SplitOptions::default()
+    };
+    let checked = Check::new("reference", Dialect::ALL, || {
+        Reference::new(Arc::clone(&tools))
+    })
+    .tools(Arc::clone(&tools))
+    .splits(splits)
+    .run()
+    .expect("the check runs");
+    let summary = &checked.report.summary;
+    assert!(summary.stream_cases_judged > 1000, "{}", checked.render());
+    assert!(
+        summary.replays > 20 * summary.stream_cases_judged,
+        "{}",
+        checked.render()
+    );
+    checked.assert_passed();
+}
+
+/// The reference, but it panics on a chunk that ends inside a marker: `<` last.
+struct PanicsOnACutMarker(Reference);
+
+impl Candidate for PanicsOnACutMarker {
+    fn begin(&mut self, begin: &Begin) {
+        self.0.begin(begin);
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        assert!(!chunk.ends_with('<'), "a chunk ends in a marker");
+        self.0.push(chunk, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        self.0.end(events);
+    }
+}
+
+#[test]
+fn a_panic_is_a_crash_and_the_candidate_is_made_again() {
+    let tools = tools();
+    let checked = Check::new("panics", &[Dialect::Hermes], || {
+        PanicsOnACutMarker(Reference::new(Arc::clone(&tools)))
+    })
+    .case("hermes/two-calls-text-between")
+    .triage(Budget::Replays(200))
+    .run()
+    .expect("the check runs");
+    assert!(!checked.passed());
+    let case = &checked.report.cases[0];
+    assert_eq!(case.status, Status::Failed, "{}", checked.render());
+    let crash = &case.findings[0];
+    assert!(crash.has(Verdict::Crash), "{crash:?}");
+    assert!(
+        crash.detail.contains("a chunk ends in a marker"),
+        "{}",
+        crash.detail
+    );
+    assert!(
+        crash
+            .replay
+            .starts_with("TCH_CASE=hermes/two-calls-text-between TCH_CHUNKS=")
+    );
+    // The whole stream came first, and passed; the case's replays stop at a fault, as a
+    // process's do.
+    assert_eq!(case.replays, 2);
+    let root = &checked.report.root_causes[0];
+    assert_eq!(root.verdicts[0], Verdict::Crash);
+    assert!(
+        checked.render().contains("RC1 high, synthetic only"),
+        "{}",
+        checked.render()
+    );
+}
+
+/// Text only: every byte a text delta, no call ever read.
+struct TextOnly;
+
+impl Candidate for TextOnly {
+    fn begin(&mut self, _begin: &Begin) {}
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        if !chunk.is_empty() {
+            events.push(Event::TextDelta {
+                delta: chunk.to_owned(),
+            });
+        }
+    }
+    fn end(&mut self, _events: &mut Vec<Event>) {}
+}
+
+#[test]
+fn failures_are_grouped_and_an_expect_fail_file_ratchets_them() {
+    let dir = std::env::temp_dir().join(format!("tch-in-process-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let check = || {
+        Check::new("text-only", &[Dialect::Hermes], || TextOnly)
+            .case("hermes/two-calls-*")
+            .case("hermes/opener-*-is-text")
+            .triage(Budget::Replays(0))
+            .report_dir(dir.join("report"))
+    };
+    let first = check().run().expect("the check runs");
+    assert!(!first.passed());
+    assert!(first.report.summary.passed >= 1, "{}", first.render());
+    assert!(!first.report.root_causes.is_empty());
+    for file in ["report.json", "junit.xml", "summary.md", "bugs/README.md"] {
+        assert!(dir.join("report").join(file).is_file(), "{file}");
+    }
+    let failing: Vec<&str> = first
+        .report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Failed)
+        .map(|c| c.case.as_str())
+        .collect();
+    let known = failing
+        .iter()
+        .map(|id| format!("{id}  # reads no call\n"))
+        .collect::<String>();
+    std::fs::write(dir.join("expect-fail.txt"), known).unwrap();
+    let second = check()
+        .expect_fail(dir.join("expect-fail.txt"))
+        .run()
+        .expect("the check runs");
+    assert!(second.passed(), "{}", second.render());
+    let missing = check().expect_fail(dir.join("absent.txt")).run();
+    let error = missing.expect_err("a missing expect-fail file is an error");
+    assert!(
+        error.to_string().contains("TCH_WRITE_EXPECT_FAIL=1"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The reference, but, as SGLang's and llama.cpp's parsers do, it drops the calls of tools
+/// its `begin` did not declare.
+struct DeclaredOnly {
+    reference: Reference,
+    declared: Vec<String>,
+}
+
+impl DeclaredOnly {
+    fn keep(&self, events: Vec<Event>, out: &mut Vec<Event>) {
+        let mut dropped: Vec<String> = Vec::new();
+        for event in events {
+            match &event {
+                Event::ToolInputStart { id, tool_name } if !self.declared.contains(tool_name) => {
+                    dropped.push(id.clone());
+                }
+                Event::ToolCall(call) if !self.declared.contains(&call.tool_name) => {}
+                Event::ToolInputDelta { id, .. } | Event::ToolInputEnd { id }
+                    if dropped.contains(id) => {}
+                _ => out.push(event),
+            }
+        }
+    }
+}
+
+impl Candidate for DeclaredOnly {
+    fn begin(&mut self, begin: &Begin) {
+        self.declared = begin.tools.iter().map(|t| t.name.clone()).collect();
+        self.reference.begin(begin);
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        let mut new = Vec::new();
+        self.reference.push(chunk, &mut new);
+        self.keep(new, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        let mut new = Vec::new();
+        self.reference.end(&mut new);
+        self.keep(new, events);
+    }
+}
+
+#[test]
+fn begin_declares_the_tools_the_stream_calls() {
+    let tools = tools();
+    // `get_weather` is no registry tool (`GetWeather` is): the case's events call it.
+    assert!(tools.get("get_weather").is_none());
+    let checked = Check::new("declared-only", &[Dialect::Hermes], || DeclaredOnly {
+        reference: Reference::new(Arc::clone(&tools)),
+        declared: Vec::new(),
+    })
+    .case("hermes/arguments-absent")
+    .run()
+    .expect("the check runs");
+    checked.assert_passed();
+}
+
+/// The reference, but every reply starts inside reasoning whatever the prefill, as a parser
+/// whose template always opens reasoning does.
+struct AlwaysInReasoning(Reference);
+
+impl Candidate for AlwaysInReasoning {
+    fn begin(&mut self, begin: &Begin) {
+        let prefill = begin.prefill.clone().unwrap_or_default();
+        let opened = if prefill.ends_with("<think>\n") {
+            prefill
+        } else {
+            prefill + "<think>\n"
+        };
+        self.0.begin(&Begin {
+            prefill: Some(opened),
+            ..begin.clone()
+        });
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        self.0.push(chunk, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        self.0.end(events);
+    }
+}
+
+#[test]
+fn a_candidate_that_starts_in_reasoning_is_not_judged_on_replies_that_cannot() {
+    let tools = tools();
+    let check = || {
+        Check::new("always-in-reasoning", &[Dialect::Hermes], || {
+            AlwaysInReasoning(Reference::new(Arc::clone(&tools)))
+        })
+        .case("hermes/reasoning-prefill-inside-think")
+        .case("hermes/arguments-absent")
+        .triage(Budget::Replays(0))
+    };
+    let undeclared = check().run().expect("the check runs");
+    assert_eq!(
+        undeclared.report.summary.failed,
+        1,
+        "{}",
+        undeclared.render()
+    );
+    let declared = check()
+        .starts_in_reasoning(&[Dialect::Hermes])
+        .run()
+        .expect("the check runs");
+    let status = |id: &str| {
+        let case = declared.report.cases.iter().find(|c| c.case == id);
+        case.map(|c| (c.status, c.notes.clone()))
+    };
+    let (opened, _) = status("hermes/reasoning-prefill-inside-think").unwrap();
+    assert_eq!(opened, Status::Passed, "{}", declared.render());
+    let (closed, notes) = status("hermes/arguments-absent").unwrap();
+    assert_eq!(closed, Status::NotApplicable);
+    assert!(notes[0].contains("startsInReasoning"), "{notes:?}");
+    assert!(declared.passed(), "{}", declared.render());
+}
