@@ -530,12 +530,38 @@ static void step(stream_state & s, const std::string & text, bool is_partial, st
     }
 }
 
+// P2.9: the dialects whose template opens reasoning in every generation prompt it renders
+// (thinking on and off alike, no tools), so that llama.cpp's parser always starts inside
+// reasoning: a reply whose prompt left reasoning closed cannot come from that template.
+static json starts_in_reasoning() {
+    json out = json::array();
+    for (const auto & d : DIALECTS) {
+        try {
+            auto a    = applied_for(d.dialect, json::array());
+            bool open = true;
+            for (const auto & v : a->variants) {
+                open = open && reasoning_open(v.params, v.params.generation_prompt);
+            }
+            if (open) {
+                out.push_back(d.dialect);
+            }
+        } catch (const std::exception & e) {
+            std::cerr << "llama-cpp adapter: " << d.dialect << ": " << e.what() << "\n";
+        }
+    }
+    return out;
+}
+
 static json hello() {
     json dialects = json::array();
     for (const auto & d : DIALECTS) {
         dialects.push_back(d.dialect);
     }
-    return json{ { "type", "hello" }, { "protocol", 1 }, { "name", TCH_LLAMA_CPP_NAME }, { "dialects", dialects } };
+    return json{ { "type", "hello" },
+                 { "protocol", 1 },
+                 { "name", TCH_LLAMA_CPP_NAME },
+                 { "dialects", dialects },
+                 { "startsInReasoning", starts_in_reasoning() } };
 }
 
 // `--probe DIALECT [PREFILL]`: what the adapter sets up for a dialect with the tools of
