@@ -367,6 +367,13 @@ static variant render(common_chat_templates * tmpls, const std::vector<common_ch
     inputs.add_generation_prompt = true;
     inputs.reasoning_format      = COMMON_REASONING_FORMAT_DEEPSEEK;  // common_params' default
     inputs.enable_thinking       = enable_thinking;
+    if (!enable_thinking) {
+        // As a client turns thinking off: chat_template_kwargs with enable_thinking false (the
+        // server reads it into enable_thinking) and the switches of templates that read their
+        // own variable instead (Kimi K3's `thinking`, Cohere2 MoE's `reasoning`).
+        inputs.chat_template_kwargs["thinking"]  = "false";
+        inputs.chat_template_kwargs["reasoning"] = "false";
+    }
 
     variant v;
     v.params = common_chat_templates_apply(tmpls, inputs);
