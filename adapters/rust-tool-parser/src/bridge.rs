@@ -39,6 +39,7 @@ pub struct OpenAiDeltas {
 }
 
 impl OpenAiDeltas {
+    /// A client at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -24,6 +24,7 @@ pub struct Dialect {
 
 const THINK: (&str, &str) = ("<think>", "</think>");
 
+/// Every dialect served, with its deployment (README "The deployments").
 pub const DIALECTS: &[Dialect] = &[
     Dialect {
         name: "hermes",
@@ -289,6 +290,7 @@ pub const DIALECTS: &[Dialect] = &[
     },
 ];
 
+/// The deployment of the tch dialect `name`, if one serves it.
 pub fn find(name: &str) -> Option<&'static Dialect> {
     DIALECTS.iter().find(|dialect| dialect.name == name)
 }

@@ -47,6 +47,9 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// A stream of `dialect`'s deployment: a request declaring `tools` whose prompt ends in
+    /// `prefill`, its parsers made by the factories on first use. Fails only when the async
+    /// runtime cannot be built.
     pub fn new(
         dialect: &Dialect,
         tools: Vec<Tool>,

@@ -4,23 +4,19 @@
 //! (`gateway.rs`), its OpenAI deltas read as the AI SDK's openai-compatible client reads them
 //! (`bridge.rs`). The adapter never fixes the parsers: see README.md.
 //!
+//! This binary is the protocol loop only: each stream is a `Session` of the crate's library
+//! (`src/lib.rs`), the one mapping from the parsers' output to tch events, which the in-process
+//! candidate (`adapters/rust-tool-parser-in-process/`) drives too.
+//!
 //! ```sh
 //! cargo build --release --locked --manifest-path adapters/rust-tool-parser/Cargo.toml
 //! tch run --dialect hermes -- adapters/rust-tool-parser/target/release/tch-adapter-tool-parser
 //! ```
 
-mod bridge;
-mod dialects;
-mod gateway;
-
 use std::io::{self, BufRead, BufWriter, Write};
 
-use openai_protocol::common::Tool;
 use serde_json::{json, Value};
-
-use crate::{bridge::OpenAiDeltas, dialects::Dialect, gateway::Stream};
-
-const NAME: &str = "tool-parser-1.10.0";
+use tch_adapter_tool_parser::{dialects, Factories, Session, NAME};
 
 /// The standalone reproduction (specs/protocol.md P2.8), before the adapter writes its
 /// deployments table in.
@@ -49,92 +45,8 @@ fn reproduction() -> Value {
     })
 }
 
-/// One stream: the gateway's side and the client's.
-struct Session {
-    gateway: Option<Stream>,
-    client: OpenAiDeltas,
-    /// `TCH_TOOL_PARSER_TRACE=1`: every OpenAI delta the gateway sends, on stderr.
-    trace: bool,
-}
-
-impl Session {
-    fn chunk(&mut self, text: &str) -> Vec<Value> {
-        match self.gateway.as_mut() {
-            Some(gateway) => {
-                let deltas = gateway.chunk(text);
-                self.read(deltas)
-            }
-            // No parser for this stream (a dialect the hello does not list): text passes.
-            None if !text.is_empty() => vec![json!({"type": "text-delta", "delta": text})],
-            None => Vec::new(),
-        }
-    }
-
-    fn end(&mut self) -> Vec<Value> {
-        let deltas = self.gateway.as_mut().map(Stream::end).unwrap_or_default();
-        let mut events = self.read(deltas);
-        // Phase 4: the finish chunk; the client completes its unfinished calls.
-        events.extend(self.client.finish());
-        events
-    }
-
-    fn read(&mut self, deltas: Vec<Value>) -> Vec<Value> {
-        if self.trace {
-            for delta in &deltas {
-                eprintln!("delta {delta}");
-            }
-        }
-        deltas
-            .iter()
-            .flat_map(|delta| self.client.delta(delta))
-            .collect()
-    }
-}
-
-/// The request's tools: the `begin` tools as OpenAI function tools, plus (unless
-/// `TCH_TOOL_PARSER_TOOLS=begin`) the tools the dialect's corpus calls, with any parameters.
-fn declared_tools(begin: &Value, dialect: &Dialect) -> Vec<Tool> {
-    let mut tools: Vec<Value> = begin
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|tool| {
-            let name = tool.get("name")?.as_str()?;
-            let mut function = json!({
-                "name": name,
-                "parameters": tool.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
-            });
-            if let Some(description) = tool.get("description").and_then(Value::as_str) {
-                function["description"] = json!(description);
-            }
-            Some(json!({"type": "function", "function": function}))
-        })
-        .collect();
-    if std::env::var("TCH_TOOL_PARSER_TOOLS").as_deref() != Ok("begin") {
-        for name in dialect.corpus_tools {
-            if !tools.iter().any(|tool| tool["function"]["name"] == *name) {
-                tools.push(json!({"type": "function", "function": {
-                    "name": name, "parameters": {"type": "object"},
-                }}));
-            }
-        }
-    }
-    tools
-        .into_iter()
-        .filter_map(|tool| match serde_json::from_value::<Tool>(tool) {
-            Ok(tool) => Some(tool),
-            Err(error) => {
-                eprintln!("tool not declared (not an OpenAI tool): {error}");
-                None
-            }
-        })
-        .collect()
-}
-
 fn main() -> io::Result<()> {
-    let reasoning_factory = reasoning_parser::ParserFactory::new();
-    let tool_factory = tool_parser::ParserFactory::new();
+    let factories = Factories::new();
     let stdin = io::stdin();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut session: Option<Session> = None;
@@ -170,26 +82,7 @@ fn main() -> io::Result<()> {
                 )?;
             }
             Some("begin") => {
-                let dialect = request
-                    .get("dialect")
-                    .and_then(Value::as_str)
-                    .and_then(dialects::find);
-                let prefill = request.get("prefill").and_then(Value::as_str).unwrap_or("");
-                let gateway = match dialect {
-                    Some(dialect) => Some(Stream::new(
-                        dialect,
-                        declared_tools(&request, dialect),
-                        prefill,
-                        reasoning_factory.clone(),
-                        tool_factory.clone(),
-                    )?),
-                    None => None,
-                };
-                session = Some(Session {
-                    gateway,
-                    client: OpenAiDeltas::new(),
-                    trace: std::env::var_os("TCH_TOOL_PARSER_TRACE").is_some_and(|v| v == "1"),
-                });
+                session = Some(Session::begin(&request, &factories)?);
                 continue;
             }
             Some("chunk") => {

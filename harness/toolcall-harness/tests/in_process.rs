@@ -7,6 +7,7 @@ use std::sync::Arc;
 use toolcall_harness::definitions::bundled_registry;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::event::Event;
+use toolcall_harness::fuzz::{Differential, FuzzInput};
 use toolcall_harness::in_process::{Candidate, Check, Reference};
 use toolcall_harness::judge::{Status, Verdict};
 use toolcall_harness::protocol::Begin;
@@ -153,6 +154,128 @@ fn failures_are_grouped_and_an_expect_fail_file_ratchets_them() {
     assert!(
         error.to_string().contains("TCH_WRITE_EXPECT_FAIL=1"),
         "{error}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The reference, but it panics on a chunk that holds `PANIC`.
+struct PanicsOnAWord(Reference);
+
+impl Candidate for PanicsOnAWord {
+    fn begin(&mut self, begin: &Begin) {
+        self.0.begin(begin);
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        assert!(!chunk.contains("PANIC"), "the word");
+        self.0.push(chunk, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        self.0.end(events);
+    }
+}
+
+/// The bytes of a fuzz input: `stream` of `dialect`, no prefill, cut at `cuts`.
+fn fuzz_bytes(dialect: Dialect, stream: &str, cuts: &[usize]) -> Vec<u8> {
+    FuzzInput {
+        dialect,
+        prefill: "",
+        stream: stream.to_owned(),
+        cuts: cuts.to_vec(),
+    }
+    .encode()
+}
+
+#[test]
+fn the_differential_fuzzer_writes_each_new_finding_once_and_goes_on() {
+    let dir = std::env::temp_dir().join(format!("tch-differential-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let make = || Differential::new("text-only", &[Dialect::Hermes], || TextOnly, &dir);
+    let mut fuzzer = make().expect("the fuzzer starts").shrink_tries(300);
+    let call = "Sure. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call> ok";
+    let written = fuzzer
+        .run(&fuzz_bytes(Dialect::Hermes, call, &[]))
+        .expect("it writes");
+    assert_eq!(written.len(), 1, "{written:?}");
+    let first = &written[0];
+    assert!(first.key.starts_with("hermes "), "{}", first.key);
+    assert!(
+        first.finding.has(Verdict::MissingCall),
+        "{:?}",
+        first.finding
+    );
+    assert!(first.case.starts_with("hermes/fuzz-"), "{}", first.case);
+    // Shrunk: a text-only parser misses any call, so little of the stream is needed.
+    assert!(first.stream.len() < call.len(), "{:?}", first.stream);
+    let written_case = std::fs::read_to_string(first.path.with_extension("events.jsonl"))
+        .expect("the expected events are written");
+    assert!(
+        written_case.contains("# replay: TCH_CORPUS="),
+        "{written_case}"
+    );
+    assert!(
+        written_case.contains("\"type\":\"tool-call\""),
+        "{written_case}"
+    );
+    // The same kind again is not written again; a dialect the candidate does not parse and
+    // a passing stream give nothing.
+    let again = call.replace("Paris", "Lyon");
+    assert!(
+        fuzzer
+            .run(&fuzz_bytes(Dialect::Hermes, &again, &[]))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        fuzzer
+            .run(&fuzz_bytes(Dialect::Harmony, call, &[]))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        fuzzer
+            .run(&fuzz_bytes(Dialect::Hermes, "plain", &[2]))
+            .unwrap()
+            .is_empty()
+    );
+    let stats = fuzzer.stats();
+    assert_eq!((stats.inputs, stats.judged, stats.written), (4, 3, 1));
+    // A fuzzer started again over the same folder knows the keys written.
+    let mut restarted = make().expect("the fuzzer starts");
+    assert!(
+        restarted
+            .run(&fuzz_bytes(Dialect::Hermes, call, &[]))
+            .unwrap()
+            .is_empty()
+    );
+    let index = std::fs::read_to_string(dir.join(toolcall_harness::fuzz::differential::INDEX))
+        .expect("the index is written");
+    assert_eq!(index.lines().count(), 1, "{index}");
+
+    // A panic is a crash finding, written, and the fuzzer goes on with a new candidate.
+    let tools = tools();
+    let mut panicky = Differential::new(
+        "panics",
+        &[Dialect::Hermes],
+        move || PanicsOnAWord(Reference::new(Arc::clone(&tools))),
+        dir.join("panics"),
+    )
+    .expect("the fuzzer starts")
+    .shrink_tries(300);
+    let written = panicky
+        .run(&fuzz_bytes(Dialect::Hermes, "Say PANIC now", &[4]))
+        .expect("it writes");
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(
+        written[0].finding.has(Verdict::Crash),
+        "{:?}",
+        written[0].finding
+    );
+    assert_eq!(written[0].stream, "PANIC", "shrunk to the word");
+    assert!(
+        panicky
+            .run(&fuzz_bytes(Dialect::Hermes, "calm", &[2]))
+            .unwrap()
+            .is_empty()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

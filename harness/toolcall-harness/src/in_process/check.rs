@@ -7,7 +7,9 @@
 //! output, root causes first, reads the same in `cargo test` as in a terminal. A case is
 //! selected from the command line without editing the test: `TCH_CASE='hermes/*' cargo test`,
 //! and `TCH_CHUNKS=3,5` replays one chunk vector, which is what each finding's replay line
-//! says. `TCH_WRITE_EXPECT_FAIL=1` writes the failures to the expect-fail file (a ratchet).
+//! says. `TCH_CORPUS=DIR` reads the cases of a corpus folder instead (as `tch run --corpus`:
+//! the cases a fuzzer wrote, `crate::fuzz::differential`). `TCH_WRITE_EXPECT_FAIL=1` writes
+//! the failures to the expect-fail file (a ratchet).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -142,6 +144,7 @@ where
     }
 
     /// The cases of a corpus folder (as `tch run --corpus`) instead of the bundled corpus.
+    /// `TCH_CORPUS` replaces it.
     pub fn corpus(mut self, dir: impl Into<PathBuf>) -> Self {
         self.selection.corpus = Some(dir.into());
         self
@@ -190,6 +193,9 @@ where
     /// Replays every selected case, judges, groups failures into root causes and renders
     /// them; writes the reports when asked to. Fails only when it could not judge.
     pub fn run(mut self) -> Result<Checked, CheckError> {
+        if let Some(dir) = env_var("TCH_CORPUS") {
+            self.selection.corpus = Some(dir.into());
+        }
         if let Some(globs) = env_var("TCH_CASE") {
             self.selection.cases = globs.split(',').map(str::to_owned).collect();
         }

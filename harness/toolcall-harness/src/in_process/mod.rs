@@ -53,10 +53,10 @@ use std::sync::Arc;
 pub use check::{Check, CheckError, Checked};
 
 use crate::dialect::Dialect;
-use crate::event::Event;
+use crate::event::{Event, ReadError};
 use crate::fuzz::replayer::StreamCandidate;
 use crate::parser::StreamParser;
-use crate::protocol::Begin;
+use crate::protocol::{Begin, lenient};
 use crate::supervisor::{Fault, ReplayError, Transcript};
 use crate::tools::Registry;
 
@@ -76,6 +76,31 @@ pub trait Candidate {
 
     /// Ends the stream: the events still held back.
     fn end(&mut self, events: &mut Vec<Event>);
+}
+
+/// Reads an event given as its JSON object, as `tch` reads a candidate's event line over the
+/// protocol: either AI SDK vocabulary (`Event::from_value`), and a call's `input` text that is
+/// not JSON kept as the judge's marked stand-in (`protocol::lenient::read_input_text`), so that
+/// a candidate that builds its events as JSON (an adapter shared with a protocol binary) is
+/// judged the same in process. Bracketing parts (`text-start`, …) and other unreadable objects
+/// are errors, as they are protocol faults over the protocol.
+pub fn read_event(value: serde_json::Value) -> Result<Event, ReadError> {
+    let string_input = value.get("input").is_some_and(serde_json::Value::is_string);
+    if !string_input {
+        return Event::from_value(value);
+    }
+    let mut value = value;
+    match Event::from_value(value.clone()) {
+        Err(ReadError::InputNotJson { .. }) => {
+            if let Some(object) = value.as_object_mut()
+                && let Some(serde_json::Value::String(text)) = object.remove("input")
+            {
+                object.insert("input".to_owned(), lenient::read_input_text(&text).0);
+            }
+            Event::from_value(value)
+        }
+        read => read,
+    }
 }
 
 /// A [`Candidate`] as the judge replays it: one stream at a time, a panic caught and judged a

@@ -1,0 +1,85 @@
+//! The Rust crates `tool-parser` and `reasoning-parser` 1.10.0 (the SMG model gateway's parsers)
+//! as a tch candidate in this process: [`ToolParser`] implements
+//! [`toolcall_harness::in_process::Candidate`] by driving a
+//! [`tch_adapter_tool_parser::Session`], the protocol adapter's own mapping (the gateway's
+//! streaming, then the AI SDK client's reading of its deltas), so a verdict in process and one
+//! over the protocol come from the same code. Only the last step differs: the protocol binary
+//! writes each event as a JSON line, which tch reads back; here the same JSON value is read by
+//! [`toolcall_harness::in_process::read_event`], which reads it as tch reads a line.
+//!
+//! `tests/conformance.rs` runs the corpus through it; `fuzz/` fuzzes it against the reference
+//! with coverage.
+
+use tch_adapter_tool_parser::{Factories, Session, dialects};
+use toolcall_harness::dialect::Dialect;
+use toolcall_harness::event::Event;
+use toolcall_harness::in_process::{Candidate, read_event};
+use toolcall_harness::protocol::Begin;
+
+pub use tch_adapter_tool_parser::NAME;
+
+/// The parsers as a candidate: one [`Session`] per stream, from factories made once (as the
+/// gateway makes them at start-up, and the protocol binary once per process).
+pub struct ToolParser {
+    factories: Factories,
+    session: Option<Session>,
+}
+
+impl ToolParser {
+    /// A candidate with fresh factories.
+    pub fn new() -> ToolParser {
+        ToolParser {
+            factories: Factories::new(),
+            session: None,
+        }
+    }
+
+    /// The tch dialects a deployment serves (the protocol binary's hello lists the same).
+    pub fn dialects() -> Vec<Dialect> {
+        dialects::DIALECTS
+            .iter()
+            .map(|d| {
+                d.name
+                    .parse()
+                    .unwrap_or_else(|e| panic!("the adapter's dialect {}: {e}", d.name))
+            })
+            .collect()
+    }
+
+    fn emit(values: Vec<serde_json::Value>, events: &mut Vec<Event>) {
+        for value in values {
+            match read_event(value) {
+                Ok(event) => events.push(event),
+                // Over the protocol this line would be a `protocol` fault; here, a crash.
+                Err(error) => panic!("the adapter wrote an event tch cannot read: {error}"),
+            }
+        }
+    }
+}
+
+impl Default for ToolParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Candidate for ToolParser {
+    fn begin(&mut self, begin: &Begin) {
+        // The protocol's `begin` as its JSON line carries it: the adapter reads that.
+        let request = serde_json::to_value(begin).expect("a begin is JSON");
+        self.session =
+            Some(Session::begin(&request, &self.factories).expect("the async runtime builds"));
+    }
+
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        if let Some(session) = self.session.as_mut() {
+            Self::emit(session.chunk(chunk), events);
+        }
+    }
+
+    fn end(&mut self, events: &mut Vec<Event>) {
+        if let Some(mut session) = self.session.take() {
+            Self::emit(session.end(), events);
+        }
+    }
+}
