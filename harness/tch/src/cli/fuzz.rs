@@ -271,13 +271,7 @@ fn report_failure(
             args.dialect, args.seed
         ),
         format!("against: {}", replay.argv.join(" ")),
-        format!(
-            "verdicts: {}: {} ({}): {}",
-            finding.grade(),
-            finding.verdict_names(),
-            finding.layer,
-            finding.detail.lines().next().unwrap_or_default()
-        ),
+        format!("verdicts: {}", finding.one_line()),
         format!("chunk vector: {}", finding.chunks),
         format!("replay: {command}"),
         "The expected events below are the reference's output for this stream: check them".into(),

@@ -366,13 +366,7 @@ impl Writer<'_> {
                 "Found by cargo-fuzz (toolcall_harness::fuzz::differential) against {} in process",
                 self.name
             ),
-            format!(
-                "verdicts: {}: {} ({}): {}",
-                finding.grade(),
-                finding.verdict_names(),
-                finding.layer,
-                finding.detail.lines().next().unwrap_or_default()
-            ),
+            format!("verdicts: {}", finding.one_line()),
             format!("chunk vector: {}", finding.chunks),
             format!("replay: {replay}"),
         ];

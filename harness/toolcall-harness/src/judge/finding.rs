@@ -174,6 +174,18 @@ impl Finding {
         self.verdicts.contains(&verdict)
     }
 
+    /// The finding in one line, as a written case's `verdicts:` comment gives it: grade,
+    /// verdicts, layer and the detail's first line.
+    pub fn one_line(&self) -> String {
+        format!(
+            "{}: {} ({}): {}",
+            self.grade(),
+            self.verdict_names(),
+            self.layer,
+            self.detail.lines().next().unwrap_or_default()
+        )
+    }
+
     /// The verdicts' names joined by `, `.
     pub fn verdict_names(&self) -> String {
         self.verdicts
