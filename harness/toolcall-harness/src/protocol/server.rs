@@ -11,7 +11,7 @@ use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::protocol::{Begin, PROTOCOL_VERSION, Request, ToolInfo, control_line};
-use crate::tools::{Registry, Tool};
+use crate::tools::{Registry, RegistryError, Tool};
 
 /// Serves requests from `input` until `bye` or its end.
 pub fn serve(input: impl BufRead, mut output: impl Write, dialects: &[Dialect]) -> io::Result<()> {
@@ -139,6 +139,9 @@ impl Server<'_> {
         let registry = if tools.is_empty() {
             bundled_registry().map_err(|e| e.to_string())?
         } else {
+            // A declared tool whose name no registry holds (`météo`, `fs.read`: not an OpenAI
+            // function name) is left out: a stream may call it (P2.2 declares it), and the
+            // reference reads calls by their markup, never by the registry's names (`specs/protocol.md` §4).
             let built: Result<Vec<Tool>, _> = tools
                 .iter()
                 .map(|t| {
@@ -148,6 +151,7 @@ impl Server<'_> {
                         t.input_schema.clone(),
                     )
                 })
+                .filter(|t| !matches!(t, Err(RegistryError::InvalidName(_))))
                 .collect();
             Registry::new(built.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?
         };
