@@ -23,18 +23,15 @@ use tch_adapter_tool_parser::{dialects, Factories, Session, NAME};
 const REPRODUCTION: &str = include_str!("../reproduction.rs.tmpl");
 
 /// The hello's `reproduction`: the template with `@ADAPTER_DEPLOYMENTS@` replaced by the
-/// dialect table this adapter runs (`dialects::DIALECTS`, with the declared corpus tools as
-/// `declared_tools` declares them), as Rust source; tch fills `{{DIALECT}}`, `{{PREFILL}}`,
+/// dialect table this adapter runs (`dialects::DIALECTS`), as Rust source; tch fills `{{DIALECT}}`, `{{PREFILL}}`,
 /// `{{CHUNKS}}` and `{{TOOLS}}`.
 fn reproduction() -> Value {
-    let extra = std::env::var("TCH_TOOL_PARSER_TOOLS").as_deref() != Ok("begin");
     let rows: Vec<String> = dialects::DIALECTS
         .iter()
         .map(|d| {
-            let tools: &[&str] = if extra { d.corpus_tools } else { &[] };
             format!(
-                "    ({:?}, {:?}, {:?}, {:?}, &{:?}),",
-                d.name, d.model, d.reasoning_parser, d.think, tools
+                "    ({:?}, {:?}, {:?}, {:?}),",
+                d.name, d.model, d.reasoning_parser, d.think
             )
         })
         .collect();
@@ -144,9 +141,7 @@ mod tests {
             assert!(template.contains(&format!("{{{{{name}}}}}")), "{name}");
         }
         assert!(!template.contains("@ADAPTER_"));
-        assert!(
-            template.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>"), &["#)
-        );
+        assert!(template.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>")),"#));
         assert!(template.contains(r#"("glm-4.5", "zai-org/GLM-4.5", Some("glm45"), "#));
     }
 

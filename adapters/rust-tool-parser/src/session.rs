@@ -5,7 +5,7 @@
 use openai_protocol::common::Tool;
 use serde_json::{json, Value};
 
-use crate::{bridge::OpenAiDeltas, dialects, dialects::Dialect, gateway::Stream};
+use crate::{bridge::OpenAiDeltas, dialects, gateway::Stream};
 
 /// The parser factories the gateway builds once at start-up; every stream's parsers come from
 /// them (cloning a factory shares its registry).
@@ -53,7 +53,7 @@ impl Session {
         let gateway = match dialect {
             Some(dialect) => Some(Stream::new(
                 dialect,
-                declared_tools(request, dialect),
+                declared_tools(request),
                 prefill,
                 factories.reasoning.clone(),
                 factories.tool.clone(),
@@ -102,10 +102,10 @@ impl Session {
     }
 }
 
-/// The request's tools: the `begin` tools as OpenAI function tools, plus (unless
-/// `TCH_TOOL_PARSER_TOOLS=begin`) the tools the dialect's corpus calls, with any parameters.
-fn declared_tools(begin: &Value, dialect: &Dialect) -> Vec<Tool> {
-    let mut tools: Vec<Value> = begin
+/// The request's tools: the `begin` tools as OpenAI function tools (tch declares there every
+/// tool the stream calls, `specs/protocol.md` P2.2).
+fn declared_tools(begin: &Value) -> Vec<Tool> {
+    let tools: Vec<Value> = begin
         .get("tools")
         .and_then(Value::as_array)
         .into_iter()
@@ -122,15 +122,6 @@ fn declared_tools(begin: &Value, dialect: &Dialect) -> Vec<Tool> {
             Some(json!({"type": "function", "function": function}))
         })
         .collect();
-    if std::env::var("TCH_TOOL_PARSER_TOOLS").as_deref() != Ok("begin") {
-        for name in dialect.corpus_tools {
-            if !tools.iter().any(|tool| tool["function"]["name"] == *name) {
-                tools.push(json!({"type": "function", "function": {
-                    "name": name, "parameters": {"type": "object"},
-                }}));
-            }
-        }
-    }
     tools
         .into_iter()
         .filter_map(|tool| match serde_json::from_value::<Tool>(tool) {
