@@ -4,8 +4,13 @@
 //! restarts, and gives up as its [`RestartPolicy`] says.
 //!
 //! - [`process`]: one candidate process, and the only code that reads a candidate's bytes.
+//! - [`reaper`]: starting a candidate, and ending it with every process it started.
+//! - `proc_table` (Linux): the process table, as the reaper reads it.
 
+#[cfg(target_os = "linux")]
+mod proc_table;
 pub mod process;
+pub mod reaper;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -13,9 +18,8 @@ use std::time::Instant;
 use serde_json::Value;
 use thiserror::Error;
 
-pub use process::{
-    Candidate, Fault, Limits, StartError, Transcript, kill_every_candidate, split_command_line,
-};
+pub use process::{Candidate, Fault, Limits, StartError, Transcript, split_command_line};
+pub use reaper::{adopt_orphans, end_every_candidate};
 
 use crate::definitions::Kind;
 use crate::dialect::Dialect;
@@ -181,7 +185,8 @@ impl Handle<'_> {
         }
     }
 
-    /// A fault drops the process: its group is killed, and the next use starts a new one.
+    /// A fault drops the process: it ends with every process it started, and the next use
+    /// starts a new one.
     fn settle<T>(&mut self, result: Result<T, Fault>) -> Result<T, ReplayError> {
         result.map_err(|fault| {
             self.candidate = None;
