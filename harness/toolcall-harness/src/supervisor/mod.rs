@@ -1,14 +1,13 @@
-//! The one candidate supervisor, shared by `tch run` (streams and definitions) and `tch fuzz`:
-//! it starts candidate processes, checks the first `hello`, replays through a [`Handle`] per
-//! job, drops a process after any fault and starts a new one on next use, counts starts and
-//! restarts, and gives up as its [`RestartPolicy`] says.
+//! The one candidate supervisor, shared by `tch run` (streams and definitions), `tch fuzz` and
+//! `tch scale`: it starts candidate processes, checks the first `hello`, replays through a
+//! [`Handle`] per job, drops a process after any fault (it ends with every process it started)
+//! and starts a new one on next use, counts starts and restarts, and gives up as its
+//! [`RestartPolicy`] says.
 //!
 //! - [`process`]: one candidate process, and the only code that reads a candidate's bytes.
-//! - [`reaper`]: starting a candidate, and ending it with every process it started.
-//! - `proc_table` (Linux): the process table, as the reaper reads it.
+//! - [`reaper`]: starting a candidate, and ending it with every process it started (on Linux,
+//!   its `sweep` of the process table, `proc_table`).
 
-#[cfg(target_os = "linux")]
-mod proc_table;
 pub mod process;
 pub mod reaper;
 

@@ -1,9 +1,9 @@
-//! One candidate process: started by the [`reaper`](super::reaper) (its own process group, a
-//! marker its descendants inherit, registered so that an interrupted `tch` ends them all),
-//! spoken to line by line with a timeout on every reply. Whatever the candidate does (exit,
-//! hang, flood, print garbage) comes back as a [`Fault`]; the supervisor then drops the process
-//! (it ends with every process it started) and starts a new one. This is the only code that
-//! reads a candidate's bytes.
+//! One candidate process: started by the [`reaper`] (its own process group, a marker its
+//! descendants inherit, registered so that an interrupted `tch` ends them all), spoken to line
+//! by line with a timeout on every reply. Whatever the candidate does (exit, hang, flood, print
+//! garbage) comes back as a [`Fault`]; the supervisor then drops the process (it ends with
+//! every process it started) and starts a new one. This is the only code that reads a
+//! candidate's bytes.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};

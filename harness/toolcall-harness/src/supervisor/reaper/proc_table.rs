@@ -1,6 +1,6 @@
 //! The process table as Linux's `/proc` shows it at one moment: each process's id, parent,
 //! state and start time, the processes below a set of others, and the candidate marker in a
-//! process's environment. [`super::reaper`] reads it to find what a candidate started.
+//! process's environment. The reaper's sweep reads it to find what a candidate started.
 //!
 //! A snapshot goes stale as soon as it is read: a process may exit and its id be taken by
 //! another. So a process is named by its id *and* its start time ([`Identity`]), which no two
