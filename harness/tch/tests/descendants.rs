@@ -76,7 +76,8 @@ impl Helpers {
             .collect()
     }
 
-    /// What the fixture found still running from an earlier start when it started again.
+    /// What the fixture found still there (running, or a zombie: never reaped) from an earlier
+    /// start when it started again.
     fn leaked(&self) -> String {
         std::fs::read_to_string(self.leaked_file()).unwrap_or_default()
     }
@@ -235,7 +236,8 @@ fn a_restart_after_a_timeout_comes_after_the_hung_candidate_s_helpers_ended() {
         assert_eq!(
             helpers.leaked(),
             "",
-            "{mode}: a helper of a hung candidate still ran when the next one started"
+            "{mode}: a helper of a hung candidate was still there (running, or dead and never \
+             reaped) when the next one started"
         );
         helpers.assert_all_ended(&format!("tch run after timeouts, helper in {mode}"));
     }

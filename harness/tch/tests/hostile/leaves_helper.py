@@ -15,9 +15,10 @@ THEN: `serve` echoes each chunk as text; `hang` hangs at the first chunk.
 
 Each start appends its helper's process id and start time (`PID START`, /proc/PID/stat's 22nd
 field, which tells it from a later process given the same id) to FILE before it answers
-hello. Before that it checks that the helpers of earlier starts listed in FILE have ended (a
-restart comes after the last process ended with its helpers), waiting for them generously,
-and appends any still running to FILE.leaked.
+hello. Before that it checks that the helpers of earlier starts listed in FILE are gone,
+killed and reaped (a restart comes after the last process ended with its helpers, and tch
+waits for the orphans it kills), waiting for them generously, and appends each one still
+there to FILE.leaked, `PID START running` or `PID START zombie` (dead, never reaped).
 """
 
 import json
@@ -28,35 +29,37 @@ import time
 path, mode, then = sys.argv[1:4]
 
 
-def start_time(pid):
-    """The start time of `pid`, or None once it is gone or a zombie (dead, not reaped)."""
+def state(pid):
+    """The state and start time of `pid` (`("Z", "123")` for a zombie), or None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return None
-    return None if fields[0] == "Z" else fields[19]
+    return fields[0], fields[19]
 
 
-def check_earlier_helpers_ended():
+def check_earlier_helpers_gone():
     try:
         with open(path) as listed:
             helpers = [line.split() for line in listed if line.strip()]
     except FileNotFoundError:
         return
     for pid, started in helpers:
+        still = lambda: (state(pid) or ("", None))[1] == started
         waited = time.monotonic()
-        while start_time(pid) == started and time.monotonic() - waited < 20:
+        while still() and time.monotonic() - waited < 20:
             time.sleep(0.05)
-        if start_time(pid) == started:
+        if still():
+            how = "zombie" if state(pid)[0] == "Z" else "running"
             with open(path + ".leaked", "a") as leaked:
-                leaked.write(f"{pid} {started}\n")
+                leaked.write(f"{pid} {started} {how}\n")
 
 
 def become_helper(report):
     """In the helper process: report its id and start time, then sleep for good."""
     pid = os.getpid()
-    os.write(report, f"{pid} {start_time(pid)}\n".encode())
+    os.write(report, f"{pid} {state(pid)[1]}\n".encode())
     os.close(report)
     if mode != "session-stdout":
         null = os.open(os.devnull, os.O_RDWR)
@@ -85,7 +88,7 @@ def start_helper():
     return line.decode()
 
 
-check_earlier_helpers_ended()
+check_earlier_helpers_gone()
 helper = start_helper()
 with open(path, "a") as listed:
     listed.write(helper)

@@ -85,7 +85,7 @@ pub(super) fn sweep(reach: &Reach) {
             return;
         };
         let reached = reach.in_table(&table, me, adopts_orphans);
-        let mut alive = 0;
+        let (mut alive, mut unreaped) = (0, 0);
         for process in table.processes() {
             if !(reached.contains(&process.identity.pid)
                 || reached_before.contains(&process.identity))
@@ -96,10 +96,15 @@ pub(super) fn sweep(reach: &Reach) {
             if !process.zombie {
                 alive += 1;
                 process.identity.signal(Signal::KILL);
+            } else if process.parent != me && reached.contains(&process.parent) {
+                // Dead below a process of the sweep, which is dead too or soon: it is re-parented
+                // to this process (when it adopts orphans), to be reaped in a later round.
+                unreaped += 1;
             }
         }
         reap(&table, me, adopts_orphans, &reached_before);
-        if alive == 0 || Instant::now() >= deadline {
+        let done = alive == 0 && (unreaped == 0 || !adopts_orphans);
+        if done || Instant::now() >= deadline {
             return;
         }
         std::thread::sleep(pause);
