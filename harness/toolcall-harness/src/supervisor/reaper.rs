@@ -81,8 +81,9 @@ fn registry() -> MutexGuard<'static, Registry> {
 /// Makes this process a child subreaper (Linux: `prctl(PR_SET_CHILD_SUBREAPER)`), so that every
 /// process its candidates start stays below it however it detaches, and declares that it
 /// starts nothing but candidates: [`end_every_candidate`] then kills *every* process below it,
-/// and every orphan that dies below it is reaped. For a program such as `tch`, called before
-/// any process is started; a library user that starts other processes should not call it.
+/// and ending a candidate reaps every orphan that died below it by then, not only those it
+/// killed. For a program such as `tch`, called before any process is started; a library user
+/// that starts other processes should not call it.
 ///
 /// An error (not Linux, or the call refused) leaves candidates ended by their marker (on Linux)
 /// and their process group.
@@ -103,6 +104,8 @@ pub fn adopt_orphans() -> std::io::Result<()> {
 #[derive(Debug)]
 pub(crate) struct Lineage {
     pid: i32,
+    // Read by the sweep, which only Linux has.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     marker: String,
 }
 
