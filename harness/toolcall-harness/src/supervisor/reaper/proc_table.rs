@@ -186,4 +186,29 @@ mod tests {
         assert_eq!(marked, Some(true));
         assert!(table.processes().any(|p| p.identity.pid == me));
     }
+
+    #[test]
+    fn a_signal_reaches_only_the_process_that_started_then() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        let pid = child.id() as i32;
+        let identity = read_process(pid).expect("listed").identity;
+        // As if the id had been taken by another process since the table was read.
+        let stale = Identity {
+            start_time: identity.start_time + 1,
+            ..identity
+        };
+        // Two signals, so that what ended it says which arrived (a KILL, once sent, wins).
+        stale.signal(Signal::KILL);
+        identity.signal(Signal::TERM);
+        let status = child.wait().expect("sleep ends");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            status.signal(),
+            Some(Signal::TERM.as_raw()),
+            "a stale identity was signalled: {status}"
+        );
+    }
 }
