@@ -1,11 +1,15 @@
-//! The one candidate supervisor, shared by `tch run` (streams and definitions) and `tch fuzz`:
-//! it starts candidate processes, checks the first `hello`, replays through a [`Handle`] per
-//! job, drops a process after any fault and starts a new one on next use, counts starts and
-//! restarts, and gives up as its [`RestartPolicy`] says.
+//! The one candidate supervisor, shared by `tch run` (streams and definitions), `tch fuzz` and
+//! `tch scale`: it starts candidate processes, checks the first `hello`, replays through a
+//! [`Handle`] per job, drops a process after any fault (it ends with every process it started)
+//! and starts a new one on next use, counts starts and restarts, and gives up as its
+//! [`RestartPolicy`] says.
 //!
 //! - [`process`]: one candidate process, and the only code that reads a candidate's bytes.
+//! - [`reaper`]: starting a candidate, and ending it with every process it started (on Linux,
+//!   its `sweep` of the process table, `proc_table`).
 
 pub mod process;
+pub mod reaper;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -13,9 +17,8 @@ use std::time::Instant;
 use serde_json::Value;
 use thiserror::Error;
 
-pub use process::{
-    Candidate, Fault, Limits, StartError, Transcript, kill_every_candidate, split_command_line,
-};
+pub use process::{Candidate, Fault, Limits, StartError, Transcript, split_command_line};
+pub use reaper::{adopt_orphans, end_every_candidate};
 
 use crate::definitions::Kind;
 use crate::dialect::Dialect;
@@ -181,7 +184,8 @@ impl Handle<'_> {
         }
     }
 
-    /// A fault drops the process: its group is killed, and the next use starts a new one.
+    /// A fault drops the process: it ends with every process it started, and the next use
+    /// starts a new one.
     fn settle<T>(&mut self, result: Result<T, Fault>) -> Result<T, ReplayError> {
         result.map_err(|fault| {
             self.candidate = None;

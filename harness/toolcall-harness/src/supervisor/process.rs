@@ -1,12 +1,12 @@
-//! One candidate process: started in its own process group (registered, so that an
-//! interrupted `tch` can kill every group it started), spoken to line by line with a timeout on
-//! every reply. Whatever the candidate does (exit, hang, flood, print garbage) comes back as a
-//! [`Fault`]; the supervisor then drops the process (its whole group is killed) and starts a
-//! new one. This is the only code that reads a candidate's bytes.
+//! One candidate process: started by the [`reaper`] (its own process group, a marker its
+//! descendants inherit, registered so that an interrupted `tch` ends them all), spoken to line
+//! by line with a timeout on every reply. Whatever the candidate does (exit, hang, flood, print
+//! garbage) comes back as a [`Fault`]; the supervisor then drops the process (it ends with
+//! every process it started) and starts a new one. This is the only code that reads a
+//! candidate's bytes.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -19,6 +19,8 @@ use thiserror::Error;
 use crate::definitions::Kind;
 use crate::event::{Event, ReadError};
 use crate::protocol::{Begin, Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, lenient};
+
+use super::reaper::{self, Lineage};
 
 /// Bounds on what a candidate may do before it is given up on (`specs/protocol.md` §3).
 #[derive(Debug, Clone, Copy)]
@@ -100,6 +102,9 @@ pub enum StartError {
     /// The argv was empty.
     #[error("no candidate command given")]
     NoCommand,
+    /// `tch` is ending ([`reaper::end_every_candidate`]): nothing more is started.
+    #[error("tch is ending: no candidate is started")]
+    Ending,
 }
 
 /// What a candidate emitted for one stream.
@@ -126,6 +131,8 @@ enum Line {
 /// A running candidate process.
 pub struct Candidate {
     child: Child,
+    /// What ends it with every process it started; taken when it is dropped.
+    lineage: Option<Lineage>,
     /// Request lines for the writer thread; `None` once closed (after `bye`).
     requests: Option<Sender<Vec<u8>>>,
     lines: Receiver<Line>,
@@ -135,47 +142,20 @@ pub struct Candidate {
     pub hello: Hello,
 }
 
-/// The process groups of every candidate alive, so that an interrupted `tch` kills them all.
-static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
-
-/// Kills the process group of every candidate still alive (for `tch`'s Ctrl-C handler: the
-/// groups do not get the terminal's signal, which goes to `tch`'s own group only).
-pub fn kill_every_candidate() {
-    let groups = LIVE_GROUPS
-        .lock()
-        .map(|groups| groups.iter().copied().collect::<Vec<i32>>())
-        .unwrap_or_default();
-    for group in groups {
-        if let Some(pid) = rustix::process::Pid::from_raw(group) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-    }
-}
-
 const STDERR_TAIL_BYTES: usize = 4096;
 
 impl Candidate {
     /// Starts `argv` and performs the hello handshake.
     pub fn start(argv: &[String], limits: Limits) -> Result<Candidate, StartError> {
         let (program, args) = argv.split_first().ok_or(StartError::NoCommand)?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|error| StartError::Spawn {
-                program: program.clone(),
-                error,
-            })?;
-        if let Ok(mut groups) = LIVE_GROUPS.lock() {
-            groups.insert(
-                rustix::process::Pid::from_child(&child)
-                    .as_raw_nonzero()
-                    .get(),
-            );
-        }
+        let (mut child, lineage) = reaper::spawn(
+            Command::new(program)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+            program,
+        )?;
         // Bounded: a flooding candidate blocks on its own writes instead of filling our memory.
         let (sender, lines) = sync_channel(64);
         if let Some(stdout) = child.stdout.take() {
@@ -188,7 +168,7 @@ impl Candidate {
         }
         // Writes happen on their own thread: a candidate that stops reading its input must not
         // block `tch` in a write (pipes hold 64 KiB); the reply deadline covers a stuck writer,
-        // and killing the process group unblocks it.
+        // and ending the candidate unblocks it.
         let (requests, pending) = channel::<Vec<u8>>();
         if let Some(stdin) = child.stdin.take() {
             thread::spawn(move || write_lines(stdin, pending));
@@ -196,6 +176,7 @@ impl Candidate {
         let mut candidate = Candidate {
             requests: Some(requests),
             child,
+            lineage: Some(lineage),
             lines,
             stderr_tail,
             limits,
@@ -415,7 +396,8 @@ impl Candidate {
         String::from_utf8_lossy(&tail).into_owned()
     }
 
-    /// Says `bye` and gives the process a moment to exit before its group is killed.
+    /// Says `bye` and gives the process a moment to exit before it is ended with every process
+    /// it started.
     pub fn shutdown(mut self) {
         let _ = self.send(&Request::Bye);
         // Dropping the sender ends the writer thread, which closes the candidate's input.
@@ -431,14 +413,11 @@ impl Candidate {
 
 impl Drop for Candidate {
     fn drop(&mut self) {
-        let group = rustix::process::Pid::from_child(&self.child);
-        // The whole group: an adapter's own children die with it.
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-        if let Ok(mut groups) = LIVE_GROUPS.lock() {
-            groups.remove(&group.as_raw_nonzero().get());
+        // Every process it started ends with it (`specs/runner.md` R1.3): a helper in a
+        // session of its own, or one that holds its output open, too.
+        if let Some(lineage) = self.lineage.take() {
+            lineage.end(&mut self.child);
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
