@@ -394,6 +394,11 @@ pub fn candidate_stem(hello_name: &str, argv: &[String]) -> String {
     }
 }
 
+/// Whether a count is zero: a `report.json` field left out then.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,8 +457,4 @@ mod tests {
         let nothing_skipped = Summary::of(&cases[..1], Duration::ZERO);
         assert_eq!(nothing_skipped.line(), "1 passed, 0 failed, 0 skipped");
     }
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
