@@ -1,6 +1,6 @@
 //! The wire rules of `specs/wire.md` §3, judged on one stream's chunks as they come: a
 //! [`WireJudge`] sees each chunk, `[DONE]` and the end, and keeps the first [`Breach`] of each
-//! [`Rule`], with the severity the rule carries (§4).
+//! [`Rule`], with the severity the rule carries (`specs/wire.md` §4).
 
 use std::collections::BTreeSet;
 use std::fmt;
