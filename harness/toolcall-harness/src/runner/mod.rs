@@ -289,10 +289,10 @@ impl<'a> Work<'a> {
             };
             let mut finding = judge.replay(&chunking, &transcript);
             // The chunks' own finding (`specs/wire.md`), beside what their events showed.
-            if let Some(mut breach) = judge.wire(&chunking, &transcript) {
+            let wire = judge.wire(&chunking, &transcript).map(|mut breach| {
                 breach.realism = realism(&chunking);
-                report.add(breach);
-            }
+                breach
+            });
             if let Some(found) = finding.as_mut()
                 && found.has(Verdict::ChunkDependent)
                 && report.would_keep(&found.verdicts, found.chunks.len(&case.stream))
@@ -309,7 +309,14 @@ impl<'a> Work<'a> {
             if self.options.strict {
                 finding = finding.map(Finding::strict);
             }
-            report.record(chunking.kind, finding);
+            // A replay is counted once, failed when either its events or its chunks fail.
+            match (finding, wire) {
+                (Some(finding), Some(wire)) => {
+                    report.record(chunking.kind, Some(finding));
+                    report.add(wire);
+                }
+                (finding, wire) => report.record(chunking.kind, finding.or(wire)),
+            }
             let held = extra_held(case, &chunking, &transcript, self.tools);
             report.max_extra_held_bytes = report.max_extra_held_bytes.max(held);
         }

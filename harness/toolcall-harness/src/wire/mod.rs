@@ -115,3 +115,61 @@ pub fn is_control_line(line: &str) -> bool {
         && serde_json::from_str::<Value>(line)
             .is_ok_and(|value| matches!(value["type"].as_str(), Some("sync" | "done")))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_reader_reads_chunks_done_and_refuses_what_is_no_chunk() {
+        let mut reader = WireReader::default();
+        let text = json!({"object": "chat.completion.chunk", "choices": [
+            {"index": 0, "delta": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+        ]});
+        assert_eq!(
+            reader.line(&text.to_string()),
+            Ok(vec![json!({"type": "text-delta", "delta": "hi"})])
+        );
+        assert_eq!(reader.line(" [DONE] "), Ok(Vec::new()));
+        assert!(matches!(
+            reader.line("data: {}"),
+            Err(ChunkLineError::NotJson(_))
+        ));
+        assert!(matches!(
+            reader.line("[1]"),
+            Err(ChunkLineError::NotAnObject(_))
+        ));
+        let (events, breaches) = reader.finish();
+        assert_eq!((events, breaches), (Vec::new(), Vec::new()));
+        // Without [DONE] the end breaks W1.3.
+        let mut reader = WireReader::default();
+        reader.line(&text.to_string()).expect("a chunk");
+        let (_, breaches) = reader.finish();
+        assert_eq!(
+            breaches.iter().map(|b| b.rule).collect::<Vec<_>>(),
+            [Rule::DoneOnce]
+        );
+    }
+
+    #[test]
+    fn only_sync_and_done_are_control_lines() {
+        assert!(is_control_line(r#"{"type":"sync"}"#));
+        assert!(is_control_line(r#"{"type":"done"}"#));
+        assert!(!is_control_line(r#"{"type":"text-delta","delta":"x"}"#));
+        // A chunk whose tool call has a `type` is a chunk.
+        assert!(!is_control_line(
+            r#"{"choices":[{"delta":{"tool_calls":[{"type":"function"}]}}]}"#
+        ));
+        assert!(!is_control_line("[DONE]"));
+    }
+
+    #[test]
+    fn outputs_read_back() {
+        for output in [Output::Events, Output::OpenaiChunks] {
+            assert_eq!(output.name().parse(), Ok(output));
+        }
+        assert!("chunks".parse::<Output>().is_err());
+    }
+}
