@@ -116,6 +116,100 @@ fn the_reference_passes_every_case_over_the_protocol() {
 }
 
 #[test]
+fn the_reference_passes_every_case_over_openai_chunks_with_no_wire_finding() {
+    // specs/protocol.md §5: `tch serve --output openai-chunks` writes chunks as a correct
+    // server does; read as the AI SDK reads them they give the reference's events, and they
+    // break no rule of specs/wire.md.
+    let tch = env!("CARGO_BIN_EXE_tch");
+    let mut args = vec!["--jobs", "2"];
+    args.extend_from_slice(QUICK);
+    args.extend(["--", tch, "serve", "--output", "openai-chunks"]);
+    let (output, verdicts) = tch_run("serve-chunks", &args);
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert!(verdicts.is_empty(), "{verdicts:?}");
+    assert!(
+        stdout(&output).contains(" passed, 0 failed, 0 skipped"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+/// The wire rules (`W4.3`) the details of a run's `wire` findings name.
+fn wire_rules(name: &str) -> BTreeSet<String> {
+    let report_dir = std::env::temp_dir().join(format!("tch-test-{}-{name}", std::process::id()));
+    let text = std::fs::read_to_string(report_dir.join("report.json")).expect("report.json");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("report.json is JSON");
+    let mut rules = BTreeSet::new();
+    for case in report["cases"].as_array().into_iter().flatten() {
+        for finding in case["findings"].as_array().into_iter().flatten() {
+            if finding["layer"] != "wire" {
+                continue;
+            }
+            for line in finding["detail"].as_str().unwrap_or_default().lines() {
+                if let Some(rule) = line.strip_prefix("wire: ") {
+                    rules.insert(rule.split(' ').next().unwrap_or_default().to_owned());
+                }
+            }
+        }
+    }
+    rules
+}
+
+#[test]
+fn each_wire_example_gets_the_wire_verdict_naming_its_rule() {
+    // adapters/examples/wire_*.py: a server's chunk writer with one bug each (specs/wire.md).
+    let examples: [(&str, &[&str], &[&str]); 5] = [
+        ("wire_repeats_id", &["W4.3"], &["wire"]),
+        (
+            "wire_name_later",
+            &["W4.1"],
+            &["wire", "missing-call", "lost-text"],
+        ),
+        ("wire_no_finish_reason", &["W6.1"], &["wire"]),
+        ("wire_stop_after_calls", &["W6.2"], &["wire"]),
+        ("wire_usage_first", &["W7.1"], &["wire"]),
+    ];
+    for (example, rules, expected) in examples {
+        let script = format!("adapters/examples/{example}.py");
+        let mut args = vec!["--dialect", "hermes", "--case", "hermes/qwen-*"];
+        args.extend_from_slice(QUICK);
+        args.extend(["--", "python3", &script]);
+        let (output, verdicts) = tch_run(example, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{example} must fail the run\n{}",
+            stdout(&output)
+        );
+        for verdict in expected {
+            assert!(
+                verdicts.contains(*verdict),
+                "{example}: expected {verdict} among {verdicts:?}"
+            );
+        }
+        let named = wire_rules(example);
+        for rule in rules {
+            assert!(
+                named.contains(*rule),
+                "{example}: {rule} not among {named:?}"
+            );
+        }
+        // The events a client reads from these chunks are right, but where the bug makes
+        // the AI SDK lose the call (and the text after it): no other verdict.
+        let others: Vec<&String> = verdicts
+            .iter()
+            .filter(|v| !expected.contains(&v.as_str()))
+            .collect();
+        assert!(others.is_empty(), "{example}: {others:?}");
+        assert!(
+            stdout(&output).contains(" wire findings"),
+            "{}",
+            stdout(&output)
+        );
+    }
+}
+
+#[test]
 fn the_adapter_templates_pass_their_dialect() {
     for (name, argv) in [
         ("python", ["python3", "adapters/python/adapter.py"]),

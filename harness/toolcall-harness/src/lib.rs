@@ -17,6 +17,8 @@
 //! - [`report`]: `report.json`, `junit.xml`, `summary.md`, terminal output, replay commands;
 //! - [`fuzz`]: fuzz inputs, oracles, shrinking and `tch fuzz` campaigns;
 //! - [`triage`]: failing cases shrunk and grouped into root causes (`specs/runner.md` §9);
+//! - [`wire`]: OpenAI chat-completion chunks as a candidate's output, read as a client reads
+//!   them and judged against the wire rules (`specs/wire.md`);
 //! - [`glob`]: shell-style globs for case selection.
 
 // Every public item says what it is (CI denies warnings), and nothing is `pub` that the
@@ -46,3 +48,4 @@ pub mod split;
 pub mod supervisor;
 pub mod tools;
 pub mod triage;
+pub mod wire;

@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::protocol::server;
+use toolcall_harness::wire::Output;
 
 use super::args::dialect_parser;
 
@@ -19,12 +20,16 @@ use super::args::dialect_parser;
 ///     '{"op":"begin","stream":"s","dialect":"md-fence"}' \
 ///     '{"op":"chunk","stream":"s","text":"hi\n```tool x\n```\n"}' \
 ///     '{"op":"end","stream":"s"}' | tch serve
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct ServeArgs {
     /// Announce only these dialects (repeatable; default: all).
     #[arg(long, short, value_parser = dialect_parser())]
     dialect: Vec<Dialect>,
+    /// Answer with events, or with the OpenAI chat-completion chunks a correct server writes
+    /// (specs/protocol.md §5): the template that passes every wire rule (specs/wire.md).
+    #[arg(long, default_value = "events", value_parser = ["events", "openai-chunks"])]
+    output: String,
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
@@ -33,6 +38,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     } else {
         args.dialect
     };
-    server::serve(io::stdin().lock(), io::stdout().lock(), &dialects)?;
+    let answer: Output = args.output.parse().map_err(anyhow::Error::msg)?;
+    server::serve_as(io::stdin().lock(), io::stdout().lock(), &dialects, answer)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `tch fuzz`'s engine: generates streams, replays each through a candidate (via the
 //! supervisor) whole and under many chunkings, judges every replay with the same judge as
-//! `tch run` ([`StreamJudge`]), and shrinks each failure that shows a verdict not seen before to
+//! `tch run` ([`crate::judge::StreamJudge`]), and shrinks each failure that shows a verdict not seen before to
 //! a minimal stream and chunk vector. Replaying, judging and shrinking are
 //! [`super::replayer`]'s; what is the campaign's own is generating, hunting verdicts not seen
 //! before, and timing replays by stream size.
@@ -15,7 +15,7 @@ use super::shrink::Shrunk;
 use super::timing::SizeTimes;
 use crate::dialect::Dialect;
 use crate::event::Event;
-use crate::judge::{Expectations, Finding, StreamJudge, Verdict};
+use crate::judge::{Expectations, Finding, Verdict};
 use crate::protocol::Begin;
 use crate::split::{Chunking, SplitKind, fnv1a, realism};
 use crate::supervisor::{
@@ -184,6 +184,7 @@ pub fn fuzz(
     );
     let handle = supervisor.start()?;
     let spoken = &handle.hello().dialects;
+    let over_the_wire = handle.hello().output == crate::wire::Output::OpenaiChunks;
     if !spoken.iter().any(|d| d == options.dialect.name()) {
         return Err(FuzzError::DialectNotSpoken {
             dialect: options.dialect,
@@ -196,7 +197,8 @@ pub fn fuzz(
         by_size: SizeTimes::default(),
     };
     let mut campaign = Campaign {
-        replayer: Replayer::new(timed, options.dialect, &options.prefill, tools, "fuzz"),
+        replayer: Replayer::new(timed, options.dialect, &options.prefill, tools, "fuzz")
+            .over_the_wire(over_the_wire),
         options,
         tools,
         stats: FuzzStats::default(),
@@ -316,7 +318,7 @@ impl Campaign<'_> {
         found: &BTreeSet<Verdict>,
     ) -> Result<Option<Found>, FuzzError> {
         let expected = self.replayer.expected(stream);
-        let mut judge = StreamJudge::new(stream, &expected);
+        let mut judge = self.replayer.stream_judge(stream, &expected);
         for chunking in chunkings {
             let new = |v: &&Verdict| !found.contains(*v);
             // Chunk-dependence already found needs no second look at each stream.

@@ -87,6 +87,9 @@ pub struct Replayer<'t, C> {
     /// Stream ids are `{id}#{n}`.
     id: String,
     replays: usize,
+    /// Whether the candidate answers in OpenAI chunks (`specs/protocol.md` §5): judged as
+    /// `tch run` judges it, its wire too.
+    wire: bool,
 }
 
 impl<'t, C: StreamCandidate> Replayer<'t, C> {
@@ -107,7 +110,21 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             markers: dialect.markers(tools),
             id: id.to_owned(),
             replays: 0,
+            wire: false,
         }
+    }
+
+    /// The same replays, of a candidate that answers in OpenAI chunks when `wire`: its
+    /// replays are judged as `tch run` judges such a candidate's (`StreamJudge::of_output`),
+    /// and a replay whose events pass gives its wire finding, if any.
+    pub fn over_the_wire(mut self, wire: bool) -> Self {
+        self.wire = wire;
+        self
+    }
+
+    /// A judge of `stream`'s replays against `expected`, as this candidate is judged.
+    pub fn stream_judge<'s>(&self, stream: &'s str, expected: &[Event]) -> StreamJudge<'s> {
+        StreamJudge::of_output(stream, expected, self.wire)
     }
 
     /// Replays asked of the candidate so far (faults and refusals included).
@@ -167,7 +184,8 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
                     let again = self.replay(stream, &chunking.cuts)?.ok();
                     judge.recheck(found, whole_again.as_ref(), again.as_ref());
                 }
-                finding
+                // The chunks' own finding shows when the events' does not.
+                finding.or_else(|| judge.wire(chunking, &transcript))
             }
             Err(fault) => Some(judge.fault(chunking, &fault)),
         };
@@ -188,7 +206,7 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
         wanted: &mut dyn FnMut(&Finding) -> bool,
     ) -> Result<Option<Finding>, Unavailable> {
         let expected = self.expected(stream);
-        let mut judge = StreamJudge::new(stream, &expected);
+        let mut judge = self.stream_judge(stream, &expected);
         let whole = self.judge(&mut judge, stream, &Chunking::whole(), recheck)?;
         if whole.as_ref().is_some_and(&mut *wanted) || cuts.is_empty() {
             return Ok(whole.filter(|f| wanted(f)));

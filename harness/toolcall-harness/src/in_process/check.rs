@@ -248,6 +248,7 @@ where
                 .map(|d| d.name().to_owned())
                 .collect(),
             definitions: false,
+            output: crate::wire::Output::Events,
             reproduction: None,
             starts_in_reasoning: self
                 .starts_in_reasoning

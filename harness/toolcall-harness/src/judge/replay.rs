@@ -21,7 +21,17 @@ struct Output {
 }
 
 impl Output {
-    fn of(events: &[Event], stream: &str) -> Output {
+    fn of(events: &[Event], stream: &str, wire: bool) -> Output {
+        if wire {
+            // P5.6: a chunk has no place for these; a chunk candidate is not judged on them.
+            // Left out before normalizing, so that the text on both sides of one merges.
+            let carried: Vec<Event> = events
+                .iter()
+                .filter(|event| !off_the_wire(event))
+                .cloned()
+                .collect();
+            return Output::of(&carried, stream, false);
+        }
         let compared = comparable(events, stream);
         let shown = shown(&compared, events);
         Output { compared, shown }
@@ -46,18 +56,47 @@ pub struct StreamJudge<'s> {
     baseline: Option<Output>,
     /// The last judged replay's output.
     last: Output,
+    /// Whether the candidate answers in OpenAI chunks (`specs/protocol.md` §5): what the
+    /// wire cannot carry is not compared (P5.6).
+    wire: bool,
 }
 
 impl<'s> StreamJudge<'s> {
     /// A judge of replays of `stream`, whose conforming events are `expected`.
     pub fn new(stream: &'s str, expected: &[Event]) -> StreamJudge<'s> {
+        StreamJudge::of_output(stream, expected, false)
+    }
+
+    /// [`StreamJudge::new`], for a candidate that answers in OpenAI chunks when `wire`:
+    /// `error`, `tool-result` and `tool-error` events, which no chunk carries, are not
+    /// compared (`specs/protocol.md` P5.6).
+    pub fn of_output(stream: &'s str, expected: &[Event], wire: bool) -> StreamJudge<'s> {
         StreamJudge {
             stream,
-            expected: Output::of(expected, stream),
+            expected: Output::of(expected, stream, wire),
             alternatives: Vec::new(),
             baseline: None,
             last: Output::default(),
+            wire,
         }
+    }
+
+    /// The wire finding of a completed replay of a candidate that answers in OpenAI chunks:
+    /// verdict `wire`, layer `wire`, a detail line per rule broken, the severity of the worst
+    /// rule (`specs/wire.md` §4). `None` when the chunks broke no rule.
+    pub fn wire(&self, chunking: &Chunking, transcript: &Transcript) -> Option<Finding> {
+        let found = transcript
+            .wire
+            .iter()
+            .map(|breach| (Verdict::Wire, breach.to_string()))
+            .collect::<Vec<_>>();
+        if found.is_empty() {
+            return None;
+        }
+        let mut finding = Finding::new(self.stream, chunking, found);
+        finding.severity = transcript.wire.iter().map(|b| b.rule.severity()).min();
+        finding.events = transcript.events.clone();
+        Some(finding)
     }
 
     /// The same judge, told the case's documented alternative readings: a whole stream whose
@@ -65,7 +104,12 @@ impl<'s> StreamJudge<'s> {
     pub fn with_alternatives(mut self, alternatives: &[Alternative]) -> StreamJudge<'s> {
         self.alternatives = alternatives
             .iter()
-            .map(|a| (a.reading.clone(), Output::of(&a.expected, self.stream)))
+            .map(|a| {
+                (
+                    a.reading.clone(),
+                    Output::of(&a.expected, self.stream, self.wire),
+                )
+            })
             .collect();
         self
     }
@@ -92,7 +136,7 @@ impl<'s> StreamJudge<'s> {
         if !broken.is_empty() {
             found.push((Verdict::Grammar, broken.join("; ")));
         }
-        let actual = Output::of(&transcript.events, self.stream);
+        let actual = Output::of(&transcript.events, self.stream, self.wire);
         let mut diff = String::new();
         let mut diverges = None;
         match &self.baseline {
@@ -207,7 +251,7 @@ impl<'s> StreamJudge<'s> {
         whole_again: Option<&Transcript>,
         again: Option<&Transcript>,
     ) {
-        let output = |t: &Transcript| Output::of(&t.events, self.stream);
+        let output = |t: &Transcript| Output::of(&t.events, self.stream, self.wire);
         let differs = |first: &Output, second: Option<Output>| {
             second.filter(|second| second.compared != first.compared)
         };
@@ -254,6 +298,14 @@ enum Reading<'j> {
         verdicts: Vec<(Verdict, String)>,
         against: Option<(&'j str, &'j Output)>,
     },
+}
+
+/// Whether an event is one no OpenAI chunk carries (P5.6).
+fn off_the_wire(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Error { .. } | Event::ToolResult { .. } | Event::ToolError { .. }
+    )
 }
 
 /// The verdict of a fault.

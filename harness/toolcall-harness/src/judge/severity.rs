@@ -59,7 +59,8 @@ impl Severity {
     }
 
     /// The severity a verdict carries on its own; `None` for `chunk-dependent` and `flaky`,
-    /// which say *that* a chunking or a replay differs: their symptoms say how much it hurts.
+    /// which say *that* a chunking or a replay differs: their symptoms say how much it hurts;
+    /// and for `wire`, whose rules say it.
     pub fn of_verdict(verdict: Verdict) -> Option<Severity> {
         Some(match verdict {
             Verdict::ExtraCall | Verdict::WrongCall => Severity::Critical,
@@ -77,7 +78,9 @@ impl Severity {
             Verdict::MissingError | Verdict::ExtraError | Verdict::NotEager | Verdict::Latency => {
                 Severity::Low
             }
-            Verdict::ChunkDependent | Verdict::Flaky => return None,
+            // Each wire rule has its own severity (`specs/wire.md` §4): the finding carries
+            // the worst of its rules'.
+            Verdict::ChunkDependent | Verdict::Flaky | Verdict::Wire => return None,
         })
     }
 
@@ -126,7 +129,10 @@ mod tests {
     #[test]
     fn every_verdict_but_the_comparisons_has_a_severity() {
         for verdict in Verdict::ALL {
-            let comparison = matches!(verdict, Verdict::ChunkDependent | Verdict::Flaky);
+            let comparison = matches!(
+                verdict,
+                Verdict::ChunkDependent | Verdict::Flaky | Verdict::Wire
+            );
             assert_eq!(
                 Severity::of_verdict(verdict).is_none(),
                 comparison,

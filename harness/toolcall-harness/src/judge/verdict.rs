@@ -1,6 +1,7 @@
-//! The names of the ways to fail (`specs/runner.md` §2–§4), and the two layers a finding
-//! belongs to: *conformance* (wrong under the whole stream too) or *streaming* (only under
-//! some chunkings, from one replay to the next, or in timing). Authors fix them differently.
+//! The names of the ways to fail (`specs/runner.md` §2–§4), and the three layers a finding
+//! belongs to: *conformance* (wrong under the whole stream too), *streaming* (only under
+//! some chunkings, from one replay to the next, or in timing), or *wire* (the OpenAI chunks
+//! a candidate wrote break a rule of `specs/wire.md`). Authors fix them differently.
 
 use std::fmt;
 use std::str::FromStr;
@@ -56,11 +57,14 @@ pub enum Verdict {
     /// Time grows clearly faster than the stream (`specs/runner.md` §8): a parser that
     /// re-reads what it has buffered on every chunk.
     Superlinear,
+    /// The OpenAI chunks a candidate wrote break rules of `specs/wire.md` (its detail names
+    /// each rule; its severity is the worst rule's).
+    Wire,
 }
 
 impl Verdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 20] = [
+    pub const ALL: [Verdict; 21] = [
         Verdict::Crash,
         Verdict::Timeout,
         Verdict::Protocol,
@@ -81,6 +85,7 @@ impl Verdict {
         Verdict::Definition,
         Verdict::Latency,
         Verdict::Superlinear,
+        Verdict::Wire,
     ];
 
     /// The verdict's name in reports, `--verdict` and `--expect-fail` files.
@@ -106,6 +111,7 @@ impl Verdict {
             Verdict::Definition => "definition",
             Verdict::Latency => "latency",
             Verdict::Superlinear => "superlinear",
+            Verdict::Wire => "wire",
         }
     }
 
@@ -146,12 +152,17 @@ pub enum Layer {
     /// Only under some chunkings, from one replay to the next, or in timing: the parser's
     /// streaming is at fault.
     Streaming,
+    /// The OpenAI chunks the candidate's server wrote break a wire rule (`specs/wire.md`):
+    /// its chunk writer is at fault, whatever the parser found.
+    Wire,
 }
 
 impl Layer {
     /// The layer of a finding with `verdicts` on a replay of the whole stream (or not).
     pub fn of(verdicts: &[Verdict], whole_stream: bool) -> Layer {
-        if whole_stream && !verdicts.iter().any(|v| v.is_streaming()) {
+        if verdicts.contains(&Verdict::Wire) {
+            Layer::Wire
+        } else if whole_stream && !verdicts.iter().any(|v| v.is_streaming()) {
             Layer::Conformance
         } else {
             Layer::Streaming
@@ -163,6 +174,7 @@ impl Layer {
         match self {
             Layer::Conformance => "conformance",
             Layer::Streaming => "streaming",
+            Layer::Wire => "wire",
         }
     }
 }
@@ -193,5 +205,6 @@ mod tests {
             Layer::of(&[Verdict::Flaky, Verdict::LostText], true),
             Layer::Streaming
         );
+        assert_eq!(Layer::of(&[Verdict::Wire], false), Layer::Wire);
     }
 }

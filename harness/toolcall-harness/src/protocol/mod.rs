@@ -13,6 +13,7 @@ use crate::definitions::Kind;
 use crate::dialect::Dialect;
 use crate::event::{Event, ReadError};
 use crate::tools::Registry;
+use crate::wire::Output;
 
 /// The protocol version `tch` speaks, in its `hello` and expected in the candidate's.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -169,6 +170,14 @@ pub struct Hello {
     /// root cause's page fills in (`report::bugs`); absent when the adapter gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<Reproduction>,
+    /// What it answers `chunk` and `end` with (P5.1): events, or OpenAI chunks that `tch`
+    /// reads as a client does and judges against `specs/wire.md`. Absent reads as events.
+    #[serde(default, skip_serializing_if = "is_events")]
+    pub output: Output,
+}
+
+fn is_events(output: &Output) -> bool {
+    *output == Output::Events
 }
 
 /// A program that feeds one stream to the parser as the adapter does, without `tch`: its
@@ -361,6 +370,18 @@ mod tests {
         assert!(matches!(
             Reply::parse(r#"{"type":"hello","protocol":1,"dialects":["cohere"],"startsInReasoning":["cohere"]}"#),
             Ok(Reply::Hello(Hello { starts_in_reasoning, .. })) if starts_in_reasoning == ["cohere"]
+        ));
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[],"output":"openai-chunks"}"#),
+            Ok(Reply::Hello(Hello {
+                output: Output::OpenaiChunks,
+                ..
+            }))
+        ));
+        // P5.1: an output tch does not know is a wrong hello.
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[],"output":"sse"}"#),
+            Err(ReplyError::BadHello(_))
         ));
         assert!(matches!(
             Reply::parse(r#"{"type":"hello"}"#),

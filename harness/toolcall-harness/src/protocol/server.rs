@@ -1,5 +1,6 @@
 //! The reference behind the protocol (`tch serve`, `specs/protocol.md` §4): reads requests,
-//! runs the reference parsers, writes events. The template every adapter copies.
+//! runs the reference parsers, writes events, or (`Output::OpenaiChunks`) the OpenAI chunks a
+//! correct server writes for them (`specs/protocol.md` §5). The template every adapter copies.
 
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
@@ -12,13 +13,26 @@ use crate::event::Event;
 use crate::parser::StreamParser;
 use crate::protocol::{Begin, PROTOCOL_VERSION, Request, ToolInfo, control_line};
 use crate::tools::{Registry, RegistryError, Tool};
+use crate::wire::{ChunkWriter, Output};
 
-/// Serves requests from `input` until `bye` or its end.
-pub fn serve(input: impl BufRead, mut output: impl Write, dialects: &[Dialect]) -> io::Result<()> {
+/// Serves requests from `input` until `bye` or its end, answering with events.
+pub fn serve(input: impl BufRead, output: impl Write, dialects: &[Dialect]) -> io::Result<()> {
+    serve_as(input, output, dialects, Output::Events)
+}
+
+/// [`serve`], answering `chunk` and `end` as `answer` says: events, or OpenAI chunks
+/// (`specs/protocol.md` §5) written by a [`ChunkWriter`], as a correct server writes them.
+pub fn serve_as(
+    input: impl BufRead,
+    mut output: impl Write,
+    dialects: &[Dialect],
+    answer: Output,
+) -> io::Result<()> {
     let mut server = Server {
         dialects,
         stream: None,
         tools: None,
+        answer,
     };
     for line in input.split(b'\n') {
         let line = line?;
@@ -50,7 +64,10 @@ pub fn serve(input: impl BufRead, mut output: impl Write, dialects: &[Dialect]) 
 
 struct Server<'d> {
     dialects: &'d [Dialect],
-    stream: Option<(String, Box<dyn StreamParser>)>,
+    /// The stream being served: its id, its parser, and its chunk writer (OpenAI chunks).
+    stream: Option<(String, Box<dyn StreamParser>, ChunkWriter)>,
+    /// What `chunk` and `end` are answered with.
+    answer: Output,
     /// The last `begin`'s tools and their registry: most runs send the same list every time,
     /// and compiling schemas per stream would dominate.
     tools: Option<(Vec<ToolInfo>, Arc<Registry>)>,
@@ -62,13 +79,16 @@ impl Server<'_> {
         match request {
             Request::Hello { .. } => {
                 let dialects: Vec<&str> = self.dialects.iter().map(|d| d.name()).collect();
-                let hello = json!({
+                let mut hello = json!({
                     "type": "hello",
                     "protocol": PROTOCOL_VERSION,
                     "name": format!("tch serve {}", env!("CARGO_PKG_VERSION")),
                     "dialects": dialects,
                     "definitions": true,
                 });
+                if self.answer != Output::Events {
+                    hello["output"] = json!(self.answer.name());
+                }
                 vec![hello.to_string()]
             }
             Request::Begin(Begin {
@@ -84,7 +104,8 @@ impl Server<'_> {
                 match self.registry(tools) {
                     Ok(registry) => {
                         let prefill = prefill.as_deref().unwrap_or(dialect.default_prefill());
-                        self.stream = Some((stream, dialect.reference_parser(&registry, prefill)));
+                        let parser = dialect.reference_parser(&registry, prefill);
+                        self.stream = Some((stream, parser, ChunkWriter::default()));
                         Vec::new()
                     }
                     Err(reason) => vec![error_line(reason)],
@@ -95,6 +116,7 @@ impl Server<'_> {
             }
             Request::End { stream } => {
                 let lines = self.feed(&stream, "done", |parser, out| parser.finish(out));
+                // Whether `feed` wrote events or chunks, the stream is over.
                 self.stream = None;
                 lines
             }
@@ -119,10 +141,18 @@ impl Server<'_> {
     ) -> Vec<String> {
         let mut lines = Vec::new();
         match &mut self.stream {
-            Some((id, parser)) if id == stream => {
+            Some((id, parser, writer)) if id == stream => {
                 let mut events = Vec::new();
                 step(parser.as_mut(), &mut events);
-                lines.extend(events.iter().map(Event::to_json_line));
+                match self.answer {
+                    Output::Events => lines.extend(events.iter().map(Event::to_json_line)),
+                    Output::OpenaiChunks => {
+                        lines.extend(writer.events(&events));
+                        if closing == "done" {
+                            lines.extend(writer.finish());
+                        }
+                    }
+                }
             }
             _ => lines.push(error_line(format!("no stream \"{stream}\" was begun"))),
         }

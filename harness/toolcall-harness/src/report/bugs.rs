@@ -108,6 +108,7 @@ pub fn render_page(
         match root.layer {
             Layer::Conformance => "the whole stream shows it: fix the grammar",
             Layer::Streaming => "only some chunkings or replays show it: fix the buffering",
+            Layer::Wire => "the OpenAI chunks break a rule of specs/wire.md: fix the chunk writer",
         }
     );
     let _ = match root.realism {
@@ -423,6 +424,7 @@ mod tests {
             definitions: false,
             reproduction,
             starts_in_reasoning: Vec::new(),
+            output: crate::wire::Output::Events,
         }
     }
 

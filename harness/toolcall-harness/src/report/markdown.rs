@@ -51,18 +51,34 @@ pub fn render(report: &RunReport) -> String {
             counts.join(", ")
         );
     }
+    // The wire layer shows only for a candidate whose chunks broke a wire rule.
+    let wire = s.wire_findings > 0;
+    let wire_sentence = if wire {
+        format!(
+            ", **{}** wire (the OpenAI chunks break a rule of `specs/wire.md`)",
+            s.wire_findings
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         md,
         "Findings by layer: **{}** conformance (wrong under the whole stream too), **{}** \
-         streaming (only under some chunkings, flaky, or timing).\n",
+         streaming (only under some chunkings, flaky, or timing){wire_sentence}.\n",
         s.conformance_findings, s.streaming_findings
     );
     let verdicts = report.verdicts();
     md.push_str("| dialect | passed | failed | skipped | conformance | streaming |");
+    if wire {
+        md.push_str(" wire |");
+    }
     for verdict in &verdicts {
         let _ = write!(md, " {verdict} |");
     }
     md.push_str("\n| --- | --- | --- | --- | --- | --- |");
+    if wire {
+        md.push_str(" --- |");
+    }
     md.push_str(&" --- |".repeat(verdicts.len()));
     md.push('\n');
     for dialect in report.dialects() {
@@ -96,6 +112,9 @@ pub fn render(report: &RunReport) -> String {
             blank_zero(in_layer(Layer::Conformance)),
             blank_zero(in_layer(Layer::Streaming)),
         );
+        if wire {
+            let _ = write!(md, " {} |", blank_zero(in_layer(Layer::Wire)));
+        }
         for verdict in &verdicts {
             let n = failing().filter(|c| c.verdicts().contains(verdict)).count();
             let _ = write!(md, " {} |", blank_zero(n));

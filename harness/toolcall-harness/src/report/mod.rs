@@ -101,6 +101,10 @@ pub struct Summary {
     pub conformance_findings: usize,
     /// Findings of failing cases in the streaming layer.
     pub streaming_findings: usize,
+    /// Findings of failing cases in the wire layer (a candidate that answers in OpenAI
+    /// chunks, `specs/wire.md`); absent from `report.json` when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub wire_findings: usize,
     /// Failing cases by their severity (`specs/runner.md` R4.3), worst first.
     pub failed_by_severity: BTreeMap<Severity, usize>,
     /// Root causes of the failing bug cases (`specs/runner.md` §9), realistic ones (some
@@ -197,6 +201,7 @@ impl Summary {
                     match finding.layer {
                         Layer::Conformance => summary.conformance_findings += 1,
                         Layer::Streaming => summary.streaming_findings += 1,
+                        Layer::Wire => summary.wire_findings += 1,
                     }
                 }
             }
@@ -266,10 +271,16 @@ impl Summary {
             .join(", ")
     }
 
-    /// The layers of the failing cases' findings: `3 conformance, 5 streaming findings`.
+    /// The layers of the failing cases' findings: `3 conformance, 5 streaming findings`
+    /// (`, 2 wire` before `findings` when some are).
     pub fn layers(&self) -> String {
+        let wire = if self.wire_findings > 0 {
+            format!(", {} wire", self.wire_findings)
+        } else {
+            String::new()
+        };
         format!(
-            "{} conformance, {} streaming findings",
+            "{} conformance, {} streaming{wire} findings",
             self.conformance_findings, self.streaming_findings
         )
     }
@@ -381,6 +392,11 @@ pub fn candidate_stem(hello_name: &str, argv: &[String]) -> String {
     } else {
         stem.to_owned()
     }
+}
+
+/// Whether a count is zero: a `report.json` field left out then.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

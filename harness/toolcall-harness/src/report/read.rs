@@ -172,7 +172,7 @@ pub struct SavedFinding {
     pub written_severity: Option<Severity>,
     /// Its verdicts' names, as written: a newer `tch` may name verdicts this one does not know.
     pub verdicts: Vec<String>,
-    /// `conformance` or `streaming`.
+    /// `conformance`, `streaming` or `wire`.
     #[serde(default)]
     pub layer: String,
     /// The chunking's label (`whole`, `cut@12`, …).

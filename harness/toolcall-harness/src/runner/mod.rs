@@ -21,6 +21,7 @@ use crate::scaling::{self, Family, ScalingOptions};
 use crate::split::{Chunking, SplitOptions, chunks_at, plan, realism};
 use crate::supervisor::{Handle, ReplayError, StartError, Supervisor, Transcript};
 use crate::tools::Registry;
+use crate::wire::Output;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -248,8 +249,9 @@ impl<'a> Work<'a> {
             ));
             return report;
         }
-        let mut judge =
-            StreamJudge::new(&case.stream, &case.expected).with_alternatives(&case.alternatives);
+        let over_the_wire = hello.output == Output::OpenaiChunks;
+        let mut judge = StreamJudge::of_output(&case.stream, &case.expected, over_the_wire)
+            .with_alternatives(&case.alternatives);
         let markers = case.dialect.markers(self.tools);
         let realism = |chunking: &Chunking| Some(realism(&case.stream, &chunking.cuts, &markers));
         let mut replayer = Replayer {
@@ -286,6 +288,11 @@ impl<'a> Work<'a> {
                 }
             };
             let mut finding = judge.replay(&chunking, &transcript);
+            // The chunks' own finding (`specs/wire.md`), beside what their events showed.
+            let wire = judge.wire(&chunking, &transcript).map(|mut breach| {
+                breach.realism = realism(&chunking);
+                breach
+            });
             if let Some(found) = finding.as_mut()
                 && found.has(Verdict::ChunkDependent)
                 && report.would_keep(&found.verdicts, found.chunks.len(&case.stream))
@@ -302,7 +309,14 @@ impl<'a> Work<'a> {
             if self.options.strict {
                 finding = finding.map(Finding::strict);
             }
-            report.record(chunking.kind, finding);
+            // A replay is counted once, failed when either its events or its chunks fail.
+            match (finding, wire) {
+                (Some(finding), Some(wire)) => {
+                    report.record(chunking.kind, Some(finding));
+                    report.add(wire);
+                }
+                (finding, wire) => report.record(chunking.kind, finding.or(wire)),
+            }
             let held = extra_held(case, &chunking, &transcript, self.tools);
             report.max_extra_held_bytes = report.max_extra_held_bytes.max(held);
         }

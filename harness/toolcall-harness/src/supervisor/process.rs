@@ -19,6 +19,7 @@ use thiserror::Error;
 use crate::definitions::Kind;
 use crate::event::{Event, ReadError};
 use crate::protocol::{Begin, Hello, PROTOCOL_VERSION, Reply, ReplyError, Request, lenient};
+use crate::wire::{Breach, Output, WireReader, is_control_line};
 
 use super::reaper::{self, Lineage};
 
@@ -119,6 +120,9 @@ pub struct Transcript {
     pub misnamed_inputs: Vec<String>,
     /// What was repaired to read a line (a half surrogate pair read as U+FFFD, P1.2).
     pub notes: Vec<String>,
+    /// For a candidate that answers in OpenAI chunks (`specs/protocol.md` §5), the wire rules
+    /// its chunks broke (`specs/wire.md`); empty for one that answers in events.
+    pub wire: Vec<Breach>,
 }
 
 enum Line {
@@ -228,6 +232,9 @@ impl Candidate {
         self.send(&Request::Begin(begin.clone()))?;
         let stream = begin.stream.as_str();
         let mut transcript = Transcript::default();
+        // A candidate that answers in OpenAI chunks: its lines read as a client reads them,
+        // and judged against the wire rules (P5.4).
+        let mut wire = (self.hello.output == Output::OpenaiChunks).then(WireReader::default);
         for chunk in chunks {
             if let Some(deadline) = deadline
                 && Instant::now() > deadline
@@ -241,13 +248,13 @@ impl Candidate {
                 stream: stream.to_owned(),
                 text: (*chunk).to_owned(),
             })?;
-            self.read_events(&mut transcript, Reply::Sync)?;
+            self.read_events(&mut transcript, Reply::Sync, &mut wire)?;
             transcript.synced.push(transcript.events.len());
         }
         self.send(&Request::End {
             stream: stream.to_owned(),
         })?;
-        self.read_events(&mut transcript, Reply::Done)?;
+        self.read_events(&mut transcript, Reply::Done, &mut wire)?;
         Ok(transcript)
     }
 
@@ -270,8 +277,15 @@ impl Candidate {
     }
 
     /// Reads events until `closing` (`sync` or `done`). Every line counts toward the flood
-    /// limits, so neither ignored lines nor huge ones can keep a request open forever.
-    fn read_events(&mut self, transcript: &mut Transcript, closing: Reply) -> Result<(), Fault> {
+    /// limits, so neither ignored lines nor huge ones can keep a request open forever. With a
+    /// `wire` reader, lines other than `sync`/`done` are chunks: the events are the client's
+    /// reading of them, and at `done` its end's events and the wire's breaches are added.
+    fn read_events(
+        &mut self,
+        transcript: &mut Transcript,
+        closing: Reply,
+        wire: &mut Option<WireReader>,
+    ) -> Result<(), Fault> {
         let (mut lines, mut bytes) = (0usize, 0usize);
         loop {
             let line = self.next_line(self.limits.timeout)?;
@@ -282,6 +296,22 @@ impl Candidate {
                     "flood: more than {} lines or {} bytes for one request",
                     self.limits.max_events, self.limits.max_request_bytes
                 )));
+            }
+            if let Some(reader) = wire.as_mut()
+                && !is_control_line(&line)
+            {
+                let events = reader
+                    .line(&line)
+                    .map_err(|error| protocol(format!("{error} in {}", excerpt(&line))))?;
+                read_derived(&events, transcript)?;
+                continue;
+            }
+            if closing == Reply::Done
+                && let Some(reader) = wire.take()
+            {
+                let (events, breaches) = reader.finish();
+                read_derived(&events, transcript)?;
+                transcript.wire = breaches;
             }
             match read_reply(&line, &mut transcript.notes) {
                 Ok((Reply::Event(event), misnamed)) => {
@@ -419,6 +449,20 @@ impl Drop for Candidate {
             lineage.end(&mut self.child);
         }
     }
+}
+
+/// Events the client derived from chunks, read as a candidate's event lines are (a call's
+/// input text is JSON read leniently, P1.2).
+fn read_derived(events: &[Value], transcript: &mut Transcript) -> Result<(), Fault> {
+    for event in events {
+        let line = event.to_string();
+        match read_reply(&line, &mut transcript.notes) {
+            Ok((Reply::Event(event), _)) => transcript.events.push(event),
+            Ok(_) => {}
+            Err(error) => return Err(protocol(format!("{error} in the client's {line}"))),
+        }
+    }
+    Ok(())
 }
 
 /// A reply line read; a call with a misnamed input is read as if it were `input`, and the

@@ -196,6 +196,11 @@ pub fn triage<C: StreamCandidate>(
             break;
         }
         let form = &mut forms[index];
+        if form.layer == Layer::Wire {
+            // A wire finding is the server's chunks, which the shrinking replays do not
+            // judge: shown as the case failed (R9.5's unshrunk form).
+            continue;
+        }
         match shrink_case(&cases[index], form, candidate, &mut meter, tools, options) {
             Ok(Shown::Shrunk | Shown::OutOfBudget) => {}
             Ok(Shown::NotReproduced) => not_reproduced.push(cases[index].id.clone()),
@@ -263,7 +268,7 @@ impl Form {
             // A conformance finding is the whole stream's (R9.2).
             cuts: match finding.layer {
                 Layer::Conformance => Vec::new(),
-                Layer::Streaming => cuts,
+                Layer::Streaming | Layer::Wire => cuts,
             },
             chunks: finding.chunks.clone(),
             shrunk: false,
@@ -480,7 +485,11 @@ fn root_cause(
         slug: naming.slug(),
         title: naming.title(),
         dialect: case.dialect,
-        severity: Severity::of(&shown.finding.verdicts),
+        // A wire finding's severity is its rules' (`specs/wire.md` §4), not its verdict's.
+        severity: shown
+            .finding
+            .severity
+            .unwrap_or_else(|| Severity::of(&shown.finding.verdicts)),
         verdicts: shown.finding.verdicts.clone(),
         layer: key.layer,
         realism,

@@ -38,6 +38,7 @@ impl Naming<'_> {
             }
             (Layer::Streaming, None) => format!("when `{}` is chunked", shown(self.skeleton)),
             (Layer::Conformance, _) => format!("on `{}`", shown(self.skeleton)),
+            (Layer::Wire, _) => format!("writing `{}` as chunks", shown(self.skeleton)),
         };
         let only = match self.realism {
             Realism::Synthetic => " (synthetic cuts only)",
@@ -138,6 +139,7 @@ fn phrase(verdict: Verdict) -> &'static str {
         Verdict::Order => "reorders events",
         Verdict::Definition => "misreads a definition",
         Verdict::Superlinear => "slows down superlinearly",
+        Verdict::Wire => "writes chunks that break a wire rule",
     }
 }
 
