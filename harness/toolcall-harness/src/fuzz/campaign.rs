@@ -184,6 +184,8 @@ pub fn fuzz(
     );
     let handle = supervisor.start()?;
     let spoken = &handle.hello().dialects;
+    // Z4.10: a candidate that gives a non-streaming result has it judged for every stream.
+    let non_streaming = handle.hello().non_streaming.then(Chunking::non_streaming);
     if !spoken.iter().any(|d| d == options.dialect.name()) {
         return Err(FuzzError::DialectNotSpoken {
             dialect: options.dialect,
@@ -224,6 +226,7 @@ pub fn fuzz(
         let stream = generator.stream();
         campaign.stats.streams += 1;
         let chunkings: Vec<Chunking> = std::iter::once(Chunking::whole())
+            .chain(non_streaming.clone())
             .chain(generator.chunkings(&stream))
             .collect();
         if let Some(new) = campaign.first_failure(&stream, &chunkings, &found)? {
@@ -279,6 +282,10 @@ impl StreamCandidate for Timed<'_> {
         }
         result
     }
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        // Not timed: `bySize` is the streamed replays' time.
+        self.handle.run_non_streaming(begin, text)
+    }
 }
 
 struct Campaign<'a> {
@@ -319,8 +326,13 @@ impl Campaign<'_> {
         let mut judge = StreamJudge::new(stream, &expected);
         for chunking in chunkings {
             let new = |v: &&Verdict| !found.contains(*v);
-            // Chunk-dependence already found needs no second look at each stream.
-            let recheck = !found.contains(&Verdict::ChunkDependent);
+            // Chunk-dependence (or a non-streaming result that differs) already found needs no
+            // second look at each stream.
+            let recheck = !found.contains(&if chunking.kind == SplitKind::NonStreaming {
+                Verdict::NonStreamingDiffers
+            } else {
+                Verdict::ChunkDependent
+            });
             let Some(finding) = self
                 .replayer
                 .judge(&mut judge, stream, chunking, recheck)
@@ -352,7 +364,13 @@ impl Campaign<'_> {
     /// Shrinks the failure while its target verdict shows, and describes the result.
     fn shrink_failure(&mut self, stream: &str, found: Found) -> Result<FuzzFailure, FuzzError> {
         let Found { chunking, target } = found;
-        let recheck = matches!(target, Verdict::ChunkDependent | Verdict::Flaky);
+        let recheck = matches!(
+            target,
+            Verdict::ChunkDependent | Verdict::Flaky | Verdict::NonStreamingDiffers
+        );
+        // A non-streaming finding shrinks as the whole stream and its non-streaming result.
+        self.replayer
+            .set_non_streaming(chunking.kind == SplitKind::NonStreaming);
         let mut has_target = |finding: &Finding| finding.has(target);
         let shrinking = self.replayer.shrink(
             stream,

@@ -248,6 +248,8 @@ where
                 .map(|d| d.name().to_owned())
                 .collect(),
             definitions: false,
+            // An in-process candidate has one entry point: `push`/`end`.
+            non_streaming: false,
             reproduction: None,
             starts_in_reasoning: self
                 .starts_in_reasoning

@@ -58,8 +58,9 @@ impl Severity {
         }
     }
 
-    /// The severity a verdict carries on its own; `None` for `chunk-dependent` and `flaky`,
-    /// which say *that* a chunking or a replay differs: their symptoms say how much it hurts.
+    /// The severity a verdict carries on its own; `None` for `chunk-dependent`, `flaky` and
+    /// `non-streaming-differs`, which say *that* a chunking, a replay or the non-streaming
+    /// result differs: their symptoms say how much it hurts.
     pub fn of_verdict(verdict: Verdict) -> Option<Severity> {
         Some(match verdict {
             Verdict::ExtraCall | Verdict::WrongCall => Severity::Critical,
@@ -77,7 +78,9 @@ impl Severity {
             Verdict::MissingError | Verdict::ExtraError | Verdict::NotEager | Verdict::Latency => {
                 Severity::Low
             }
-            Verdict::ChunkDependent | Verdict::Flaky => return None,
+            Verdict::ChunkDependent | Verdict::Flaky | Verdict::NonStreamingDiffers => {
+                return None;
+            }
         })
     }
 
@@ -121,12 +124,20 @@ mod tests {
         assert_eq!(Severity::of(&[MissingError]), Severity::Low);
         assert_eq!(Severity::of(&[ChunkDependent]), Severity::Medium);
         assert_eq!(Severity::of(&[Flaky, NotEager]), Severity::Low);
+        // A non-streaming result typed where the stream left strings: a call that differs.
+        assert_eq!(
+            Severity::of(&[NonStreamingDiffers, WrongCall]),
+            Severity::Critical
+        );
     }
 
     #[test]
     fn every_verdict_but_the_comparisons_has_a_severity() {
         for verdict in Verdict::ALL {
-            let comparison = matches!(verdict, Verdict::ChunkDependent | Verdict::Flaky);
+            let comparison = matches!(
+                verdict,
+                Verdict::ChunkDependent | Verdict::Flaky | Verdict::NonStreamingDiffers
+            );
             assert_eq!(
                 Severity::of_verdict(verdict).is_none(),
                 comparison,
