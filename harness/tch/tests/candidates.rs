@@ -293,6 +293,37 @@ fn a_non_streaming_path_that_differs_from_the_streamed_one_is_named() {
 }
 
 #[test]
+fn a_crash_of_the_non_streaming_path_hides_no_streamed_replay() {
+    // specs/runner.md §1: the non-streaming replay comes last, since a fault ends a case's
+    // replays.
+    let (output, verdicts) = tch_run(
+        "crashes_when_whole",
+        &[
+            "--case",
+            "hermes/no-call",
+            "--budget",
+            "10",
+            "--",
+            "python3",
+            "harness/tch/tests/hostile/crashes_when_whole.py",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(verdicts, BTreeSet::from(["crash".to_owned()]));
+    let report = report_json("crashes_when_whole");
+    let case = case_in(&report, "hermes/no-call");
+    assert_eq!(case["findings"][0]["splitting"], "non-streaming", "{case}");
+    assert_eq!(case["tally"]["non-streaming"]["failed"], 1, "{case}");
+    for kind in ["whole", "per-char", "empty", "tokens"] {
+        assert_eq!(case["tally"][kind]["failed"], 0, "{kind}: {case}");
+        assert!(
+            case["tally"][kind]["passed"].as_u64() >= Some(1),
+            "{kind}: {case}"
+        );
+    }
+}
+
+#[test]
 fn a_hang_is_a_timeout_and_the_run_goes_on() {
     let started = Instant::now();
     let (output, verdicts) = tch_run(

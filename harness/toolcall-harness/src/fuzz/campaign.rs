@@ -226,8 +226,8 @@ pub fn fuzz(
         let stream = generator.stream();
         campaign.stats.streams += 1;
         let chunkings: Vec<Chunking> = std::iter::once(Chunking::whole())
-            .chain(non_streaming.clone())
             .chain(generator.chunkings(&stream))
+            .chain(non_streaming.clone())
             .collect();
         if let Some(new) = campaign.first_failure(&stream, &chunkings, &found)? {
             let failure = campaign.shrink_failure(&stream, new)?;
@@ -268,23 +268,34 @@ struct Timed<'a> {
     by_size: SizeTimes,
 }
 
-impl StreamCandidate for Timed<'_> {
-    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
-        // Timed only when it neither faulted nor started a process (Z4.9): a start, a
-        // timeout or a crash would say nothing about the time the candidate's parser takes.
+impl Timed<'_> {
+    /// Runs `replay` of a stream of `bytes`, timed only when it neither faulted nor started a
+    /// process (Z4.9): a start, a timeout or a crash would say nothing about the time the
+    /// candidate's parser takes.
+    fn timed(
+        &mut self,
+        bytes: usize,
+        replay: impl FnOnce(&mut Handle<'_>) -> Result<Transcript, ReplayError>,
+    ) -> Result<Transcript, ReplayError> {
         let restarts = self.supervisor.restarts();
         let started = Instant::now();
-        let result = self.handle.run_stream(begin, chunks);
+        let result = replay(&mut self.handle);
         let took = started.elapsed();
         if result.is_ok() && self.supervisor.restarts() == restarts {
-            let bytes = chunks.iter().map(|chunk| chunk.len()).sum();
             self.by_size.record(bytes, took);
         }
         result
     }
+}
+
+impl StreamCandidate for Timed<'_> {
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+        let bytes = chunks.iter().map(|chunk| chunk.len()).sum();
+        self.timed(bytes, |handle| handle.run_stream(begin, chunks))
+    }
+
     fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
-        // Not timed: `bySize` is the streamed replays' time.
-        self.handle.run_non_streaming(begin, text)
+        self.timed(text.len(), |handle| handle.run_non_streaming(begin, text))
     }
 }
 

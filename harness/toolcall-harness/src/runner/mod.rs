@@ -265,8 +265,9 @@ impl<'a> Work<'a> {
         };
         let mut chunkings = plan(&case.stream, &self.options.splits);
         if hello.non_streaming {
-            // R2.3: right after the whole stream, its baseline, whatever the budget.
-            chunkings.insert(1, Chunking::non_streaming());
+            // R2.3: last, whatever the budget, so that a fault of the non-streaming path
+            // (which stops the case's replays) hides none of the streamed ones.
+            chunkings.push(Chunking::non_streaming());
         }
         for chunking in chunkings {
             let transcript = match replayer.replay(&chunking) {
