@@ -8,6 +8,10 @@
 //     specs/dialects/hermes.md).
 //     Replace it with a wrapper around YOUR parser: push(chunk) returns the events that chunk
 //     completed, finish() the rest. Events are AI SDK v5 stream parts (specs/events.md).
+//     parseComplete(text) returns the events of the parser's non-streaming result for a whole
+//     reply (an SDK's generateText path, an engine's extract_tool_calls): wire it to that
+//     entry point, or delete it if your parser has none (tch then sends no whole replies;
+//     specs/protocol.md P2.11).
 //  2. serve(): the protocol loop. Keep it; change NAME and DIALECTS.
 //
 // Run it under tch:   tch run -- node adapters/node/adapter.js
@@ -146,6 +150,12 @@ class HermesParser {
     if (!this.inCall) this.pending = '';
   }
 
+  // The non-streaming result of a whole reply. This parser has one path, so it is the stream
+  // in one chunk; an engine's adapter calls its non-streaming entry point here.
+  parseComplete(text) {
+    return [...this.push(text), ...this.finish()];
+  }
+
   finish() {
     const events = [];
     if (this.inCall) events.push(error('unterminated tool_call'));
@@ -219,9 +229,14 @@ function serve(makeParser) {
     if (!line.trim()) return;
     const request = JSON.parse(line);
     switch (request.op) {
-      case 'hello':
-        send({ type: 'hello', protocol: 1, name: NAME, dialects: DIALECTS });
+      case 'hello': {
+        const hello = { type: 'hello', protocol: 1, name: NAME, dialects: DIALECTS };
+        // Whole replies (the `non-streaming` request) only for a parser that has a
+        // non-streaming entry point (specs/protocol.md P2.11).
+        if (typeof makeParser().parseComplete === 'function') hello.nonStreaming = true;
+        send(hello);
         break;
+      }
       case 'begin':
         // Per stream: only what holds this stream's state. tch sends thousands of streams to
         // this one process; build what they share (a tokenizer, a chat template and its
@@ -239,6 +254,12 @@ function serve(makeParser) {
         break;
       case 'end':
         parser.finish().forEach(send);
+        send({ type: 'done' });
+        break;
+      case 'non-streaming':
+        // After `begin`: the whole reply at once, answered by the parser's non-streaming
+        // result (text, reasoning and tool-call events; no tool-input-* parts needed).
+        parser.parseComplete(request.text).forEach(send);
         send({ type: 'done' });
         break;
       case 'bye':

@@ -9,6 +9,10 @@ specs/protocol.md). This file has two parts:
    specs/dialects/hermes.md).
    Replace it with a wrapper around YOUR parser: `push(chunk)` returns the events that
    chunk completed, `finish()` the rest. Events are AI SDK v5 stream parts (specs/events.md).
+   `parse_complete(text)` returns the events of the parser's non-streaming result for a
+   whole reply (an engine's `extract_tool_calls`, an SDK's `generateText` path): wire it to
+   that entry point, or delete it if your parser has none (tch then sends no whole replies;
+   specs/protocol.md P2.11).
 2. `serve()`: the protocol loop. Keep it as it is; change `NAME` and `DIALECTS`.
 
 Run it under tch:   tch run -- python3 adapters/python/adapter.py
@@ -151,6 +155,11 @@ class HermesParser:
         if not self.in_call:
             self.pending = ""
 
+    def parse_complete(self, text):
+        """The non-streaming result of a whole reply. This parser has one path, so it is the
+        stream in one chunk; an engine's adapter calls its non-streaming entry point here."""
+        return self.push(text) + self.finish()
+
     def finish(self):
         events = []
         if self.in_call:
@@ -225,7 +234,12 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
         request = json.loads(line)
         op = request.get("op")
         if op == "hello":
-            send({"type": "hello", "protocol": 1, "name": name, "dialects": dialects})
+            hello = {"type": "hello", "protocol": 1, "name": name, "dialects": dialects}
+            # Whole replies (the `non-streaming` request) only for a parser that has a
+            # non-streaming entry point (specs/protocol.md P2.11).
+            if hasattr(make_parser, "parse_complete"):
+                hello["nonStreaming"] = True
+            send(hello)
         elif op == "begin":
             # Per stream: only what holds this stream's state. tch sends thousands of streams
             # to this one process; build what they share (a tokenizer, a chat template and its
@@ -247,6 +261,12 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
             send({"type": "sync"})
         elif op == "end":
             for event in parser.finish():
+                send(event)
+            send({"type": "done"})
+        elif op == "non-streaming":
+            # After `begin`: the whole reply at once, answered by the parser's non-streaming
+            # result (text, reasoning and tool-call events; no tool-input-* parts needed).
+            for event in parser.parse_complete(request["text"]):
                 send(event)
             send({"type": "done"})
         elif op == "bye":

@@ -316,6 +316,108 @@ fn each_buggy_example_is_caught_with_its_verdicts() {
 }
 
 #[test]
+fn a_non_streaming_path_that_differs_from_the_streamed_one_is_named() {
+    // R2.3: values typed only when the reply is given whole (vLLM's kimi_k2). The streamed
+    // whole stream is wrong (conformance); its non-streaming result, right, differs from it.
+    let mut args = vec!["--dialect", "hermes", "--max-restarts", "5"];
+    args.extend_from_slice(QUICK);
+    args.extend([
+        "--",
+        "python3",
+        "adapters/examples/strings_when_streamed.py",
+    ]);
+    let (output, verdicts) = tch_run("strings_when_streamed", &args);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(
+        verdicts,
+        BTreeSet::from(["non-streaming-differs".to_owned(), "wrong-call".to_owned()]),
+        "{}",
+        stdout(&output)
+    );
+    let report = report_json("strings_when_streamed");
+    // A case whose call has a number: one conformance finding on the whole stream, one
+    // streaming finding for its non-streaming result, replayed with the stream as one chunk.
+    let case = case_in(&report, "hermes/reasoning-interleaved");
+    let findings = case["findings"].as_array().expect("findings");
+    let non_streaming = findings
+        .iter()
+        .find(|f| f["splitting"] == "non-streaming")
+        .expect("a non-streaming finding");
+    assert_eq!(non_streaming["kind"], "non-streaming");
+    assert_eq!(non_streaming["layer"], "streaming");
+    assert_eq!(
+        non_streaming["verdicts"],
+        serde_json::json!(["non-streaming-differs", "wrong-call"])
+    );
+    assert!(
+        non_streaming["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("the non-streaming result is the expected one")),
+        "{non_streaming}"
+    );
+    let whole = findings
+        .iter()
+        .find(|f| f["splitting"] == "whole")
+        .expect("the whole stream's finding");
+    assert_eq!(whole["verdicts"], serde_json::json!(["wrong-call"]));
+    assert_eq!(whole["layer"], "conformance");
+    assert_eq!(case["tally"]["non-streaming"]["failed"], 1, "{case}");
+    // A case without typed values passes, its non-streaming replay counted.
+    let plain = case_in(&report, "hermes/no-call");
+    assert_eq!(plain["status"], "passed", "{plain}");
+    assert_eq!(plain["tally"]["non-streaming"]["passed"], 1, "{plain}");
+    // The label and the verdict read back: `tch diff` and `tch matrix` take the report.
+    let dir = std::env::temp_dir().join(format!(
+        "tch-test-{}-strings_when_streamed",
+        std::process::id()
+    ));
+    let json = dir.join("report.json");
+    let json = json.to_str().expect("UTF-8");
+    let diff = tch(&["diff", json, json]);
+    assert_eq!(diff.status.code(), Some(0), "{diff:?}");
+    let page = dir.join("site").join("index.html");
+    let matrix = tch(&["matrix", json, "-o", page.to_str().expect("UTF-8")]);
+    assert!(matrix.status.success(), "{matrix:?}");
+    let html = std::fs::read_to_string(&page).expect("the matrix page");
+    assert!(html.contains("non-streaming"), "the page names the verdict");
+    let summary = std::fs::read_to_string(dir.join("summary.md")).expect("summary.md");
+    assert!(summary.contains("non-streaming-differs"), "{summary}");
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).expect("junit.xml");
+    assert!(junit.contains("non-streaming-differs"), "junit names it");
+}
+
+#[test]
+fn a_crash_of_the_non_streaming_path_hides_no_streamed_replay() {
+    // specs/runner.md §1: the non-streaming replay comes last, since a fault ends a case's
+    // replays.
+    let (output, verdicts) = tch_run(
+        "crashes_when_whole",
+        &[
+            "--case",
+            "hermes/no-call",
+            "--budget",
+            "10",
+            "--",
+            "python3",
+            "harness/tch/tests/hostile/crashes_when_whole.py",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(verdicts, BTreeSet::from(["crash".to_owned()]));
+    let report = report_json("crashes_when_whole");
+    let case = case_in(&report, "hermes/no-call");
+    assert_eq!(case["findings"][0]["splitting"], "non-streaming", "{case}");
+    assert_eq!(case["tally"]["non-streaming"]["failed"], 1, "{case}");
+    for kind in ["whole", "per-char", "empty", "tokens"] {
+        assert_eq!(case["tally"][kind]["failed"], 0, "{kind}: {case}");
+        assert!(
+            case["tally"][kind]["passed"].as_u64() >= Some(1),
+            "{kind}: {case}"
+        );
+    }
+}
+
+#[test]
 fn a_hang_is_a_timeout_and_the_run_goes_on() {
     let started = Instant::now();
     let (output, verdicts) = tch_run(

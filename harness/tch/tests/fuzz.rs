@@ -333,3 +333,73 @@ fn the_last_line_says_the_time_budget_stopped_it() {
     .expect("fuzz.json is JSON");
     assert_eq!(report["stats"]["stoppedBy"], "seconds", "{report}");
 }
+
+#[test]
+fn tch_fuzz_compares_the_non_streaming_result_of_a_candidate_that_declares_it() {
+    // Z4.10: values typed only when whole. Streams grown from one corpus case with a number
+    // argument, so that a few dozen streams carry one.
+    let dir = std::env::temp_dir().join(format!("tch-fuzz-whole-{}", std::process::id()));
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(corpus.join("hermes")).expect("a corpus folder");
+    std::fs::write(
+        corpus.join("hermes/typed.stream"),
+        r#"<tool_call>{"name": "f", "arguments": {"n": 2}}</tool_call>"#,
+    )
+    .expect("written");
+    std::fs::write(
+        corpus.join("hermes/typed.events.jsonl"),
+        r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"f","input":{"n":2}}"#,
+    )
+    .expect("written");
+    let out = dir.join("out");
+    let output = tch(&[
+        "fuzz",
+        "--dialect",
+        "hermes",
+        "--corpus",
+        &corpus.display().to_string(),
+        "--streams",
+        "200",
+        "--seed",
+        "1",
+        "--max-failures",
+        "2",
+        "--timeout",
+        "0.5",
+        "--out",
+        &out.display().to_string(),
+        "--",
+        "python3",
+        "adapters/examples/strings_when_streamed.py",
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("fuzz.json")).expect("fuzz.json is written"),
+    )
+    .expect("fuzz.json is JSON");
+    let failure = report["failures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["target"] == "non-streaming-differs")
+        .unwrap_or_else(|| panic!("non-streaming-differs found: {text}"));
+    assert_eq!(
+        failure["verdicts"],
+        serde_json::json!(["non-streaming-differs", "wrong-call"])
+    );
+    assert_eq!(failure["layer"], "streaming");
+    assert_eq!(failure["foundUnder"], "non-streaming");
+    let case = PathBuf::from(failure["path"].as_str().expect("a path"));
+    let stream = std::fs::read_to_string(&case).expect("the stream file is written");
+    // Shrunk to one call with its number: `<tool_call>{"name":"","arguments":{"":2}}</tool_call>`.
+    assert!(stream.chars().count() <= 60, "{stream:?}");
+    // The written case replays: the whole stream, its one chunk and the non-streaming request.
+    let replayed = replay(&case, "hermes", "strings_when_streamed");
+    assert_eq!(replayed.status.code(), Some(1), "{}", stdout(&replayed));
+    assert!(
+        stdout(&replayed).contains("non-streaming-differs"),
+        "{}",
+        stdout(&replayed)
+    );
+}

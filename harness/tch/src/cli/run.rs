@@ -43,6 +43,11 @@ use super::args::{
 /// its verdicts, its layer (conformance: wrong under the whole stream too; streaming: only
 /// under some chunkings, or flaky), a diff and the command that replays exactly that run.
 ///
+/// A candidate whose hello says "nonStreaming": true also gets each case's whole reply in one
+/// `non-streaming` request (its parser's non-streaming path: extract_tool_calls,
+/// parse_complete, generateText), one more replay labelled non-streaming; an answer other
+/// than its streamed whole stream's is `non-streaming-differs` (streaming layer).
+///
 /// Then, alone, the scaling cases (DIALECT/scaling/FAMILY): each dialect's streams fed at
 /// doubling sizes, to judge whether time grows faster than the stream (`superlinear`;
 /// `tch scale` prints the figures; --no-scaling skips them).

@@ -185,6 +185,8 @@ pub fn fuzz(
     let handle = supervisor.start()?;
     let spoken = &handle.hello().dialects;
     let over_the_wire = handle.hello().output == crate::wire::Output::OpenaiChunks;
+    // Z4.10: a candidate that gives a non-streaming result has it judged for every stream.
+    let non_streaming = handle.hello().non_streaming.then(Chunking::non_streaming);
     if !spoken.iter().any(|d| d == options.dialect.name()) {
         return Err(FuzzError::DialectNotSpoken {
             dialect: options.dialect,
@@ -227,6 +229,7 @@ pub fn fuzz(
         campaign.stats.streams += 1;
         let chunkings: Vec<Chunking> = std::iter::once(Chunking::whole())
             .chain(generator.chunkings(&stream))
+            .chain(non_streaming.clone())
             .collect();
         if let Some(new) = campaign.first_failure(&stream, &chunkings, &found)? {
             let failure = campaign.shrink_failure(&stream, new)?;
@@ -267,19 +270,34 @@ struct Timed<'a> {
     by_size: SizeTimes,
 }
 
-impl StreamCandidate for Timed<'_> {
-    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
-        // Timed only when it neither faulted nor started a process (Z4.9): a start, a
-        // timeout or a crash would say nothing about the time the candidate's parser takes.
+impl Timed<'_> {
+    /// Runs `replay` of a stream of `bytes`, timed only when it neither faulted nor started a
+    /// process (Z4.9): a start, a timeout or a crash would say nothing about the time the
+    /// candidate's parser takes.
+    fn timed(
+        &mut self,
+        bytes: usize,
+        replay: impl FnOnce(&mut Handle<'_>) -> Result<Transcript, ReplayError>,
+    ) -> Result<Transcript, ReplayError> {
         let restarts = self.supervisor.restarts();
         let started = Instant::now();
-        let result = self.handle.run_stream(begin, chunks);
+        let result = replay(&mut self.handle);
         let took = started.elapsed();
         if result.is_ok() && self.supervisor.restarts() == restarts {
-            let bytes = chunks.iter().map(|chunk| chunk.len()).sum();
             self.by_size.record(bytes, took);
         }
         result
+    }
+}
+
+impl StreamCandidate for Timed<'_> {
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+        let bytes = chunks.iter().map(|chunk| chunk.len()).sum();
+        self.timed(bytes, |handle| handle.run_stream(begin, chunks))
+    }
+
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        self.timed(text.len(), |handle| handle.run_non_streaming(begin, text))
     }
 }
 
@@ -321,8 +339,13 @@ impl Campaign<'_> {
         let mut judge = self.replayer.stream_judge(stream, &expected);
         for chunking in chunkings {
             let new = |v: &&Verdict| !found.contains(*v);
-            // Chunk-dependence already found needs no second look at each stream.
-            let recheck = !found.contains(&Verdict::ChunkDependent);
+            // Chunk-dependence (or a non-streaming result that differs) already found needs no
+            // second look at each stream.
+            let recheck = !found.contains(&if chunking.kind == SplitKind::NonStreaming {
+                Verdict::NonStreamingDiffers
+            } else {
+                Verdict::ChunkDependent
+            });
             let Some(finding) = self
                 .replayer
                 .judge(&mut judge, stream, chunking, recheck)
@@ -354,7 +377,13 @@ impl Campaign<'_> {
     /// Shrinks the failure while its target verdict shows, and describes the result.
     fn shrink_failure(&mut self, stream: &str, found: Found) -> Result<FuzzFailure, FuzzError> {
         let Found { chunking, target } = found;
-        let recheck = matches!(target, Verdict::ChunkDependent | Verdict::Flaky);
+        let recheck = matches!(
+            target,
+            Verdict::ChunkDependent | Verdict::Flaky | Verdict::NonStreamingDiffers
+        );
+        // A non-streaming finding shrinks as the whole stream and its non-streaming result.
+        self.replayer
+            .set_non_streaming(chunking.kind == SplitKind::NonStreaming);
         let mut has_target = |finding: &Finding| finding.has(target);
         let shrinking = self.replayer.shrink(
             stream,

@@ -20,15 +20,31 @@ use crate::split::{Chunking, SplitKind, chunks_at, realism};
 use crate::supervisor::{Fault, Handle, ReplayError, Transcript};
 use crate::tools::Registry;
 
-/// Something that replays a stream as a candidate does: `begin`, its chunks, `end`.
+/// Something that replays a stream as a candidate does: `begin`, its chunks, `end`; and,
+/// for a candidate whose hello says `nonStreaming` (`specs/protocol.md` P2.11), `begin` and
+/// the whole reply at once.
 pub trait StreamCandidate {
     /// Replays `chunks` under `begin`.
     fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError>;
+
+    /// The candidate's non-streaming result for the whole reply `text` under `begin`. Asked
+    /// only of a candidate that declares it; one that has no such path (a closure, an
+    /// in-process candidate) answers a `protocol` fault.
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        let _ = (begin, text);
+        Err(ReplayError::Fault(Fault::Protocol {
+            reason: "asked for a non-streaming result, which this candidate does not give".into(),
+        }))
+    }
 }
 
 impl StreamCandidate for Handle<'_> {
     fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
         Handle::run_stream(self, begin, chunks)
+    }
+
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        Handle::run_non_streaming(self, begin, text)
     }
 }
 
@@ -90,6 +106,9 @@ pub struct Replayer<'t, C> {
     /// Whether the candidate answers in OpenAI chunks (`specs/protocol.md` §5): judged as
     /// `tch run` judges it, its wire too.
     wire: bool,
+    /// Whether the candidate gives a non-streaming result (`specs/protocol.md` P2.11): a
+    /// whole stream is then judged with it too ([`Replayer::shows`]).
+    non_streaming: bool,
 }
 
 impl<'t, C: StreamCandidate> Replayer<'t, C> {
@@ -111,6 +130,7 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             id: id.to_owned(),
             replays: 0,
             wire: false,
+            non_streaming: false,
         }
     }
 
@@ -125,6 +145,13 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
     /// A judge of `stream`'s replays against `expected`, as this candidate is judged.
     pub fn stream_judge<'s>(&self, stream: &'s str, expected: &[Event]) -> StreamJudge<'s> {
         StreamJudge::of_output(stream, expected, self.wire)
+    }
+
+    /// Tells the replayer whether [`Replayer::shows`] judges the candidate's non-streaming
+    /// result after a whole stream (no cuts): for shrinking a `non-streaming` finding of a
+    /// candidate whose hello says `nonStreaming`.
+    pub fn set_non_streaming(&mut self, non_streaming: bool) {
+        self.non_streaming = non_streaming;
     }
 
     /// Replays asked of the candidate so far (faults and refusals included).
@@ -142,11 +169,12 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
         reference_events(self.dialect, self.tools, &self.prefill, stream)
     }
 
-    /// Replays `stream` cut at `cuts`; a fault is returned to be judged.
+    /// Replays `stream` under `chunking` (streamed at its cuts, or in one `non-streaming`
+    /// request); a fault is returned to be judged.
     pub fn replay(
         &mut self,
         stream: &str,
-        cuts: &[usize],
+        chunking: &Chunking,
     ) -> Result<Result<Transcript, Fault>, Unavailable> {
         self.replays += 1;
         let begin = Begin {
@@ -155,7 +183,13 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             prefill: Some(self.prefill.clone()),
             tools: ToolInfo::for_stream(self.tools, self.dialect, stream, &self.expected(stream)),
         };
-        match self.candidate.run_stream(&begin, &chunks_at(stream, cuts)) {
+        let replayed = if chunking.kind == SplitKind::NonStreaming {
+            self.candidate.run_non_streaming(&begin, stream)
+        } else {
+            self.candidate
+                .run_stream(&begin, &chunks_at(stream, &chunking.cuts))
+        };
+        match replayed {
             Ok(transcript) => Ok(Ok(transcript)),
             Err(ReplayError::Fault(fault)) => Ok(Err(fault)),
             Err(ReplayError::CannotStart(fault)) => Err(Unavailable::CannotStart(fault)),
@@ -164,7 +198,8 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
     }
 
     /// Judges one replay of `chunking` (the whole stream first): a fault, or the judge's
-    /// finding, re-checked for flakiness when it is chunk-dependent and `recheck` says so.
+    /// finding, re-checked for flakiness when it is chunk-dependent (or `non-streaming-differs`)
+    /// and `recheck` says so.
     /// The finding carries its realism.
     pub fn judge(
         &mut self,
@@ -173,15 +208,16 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
         chunking: &Chunking,
         recheck: bool,
     ) -> Result<Option<Finding>, Unavailable> {
-        let mut finding = match self.replay(stream, &chunking.cuts)? {
+        let mut finding = match self.replay(stream, chunking)? {
             Ok(transcript) => {
                 let mut finding = judge.replay(chunking, &transcript);
                 if let Some(found) = finding.as_mut()
                     && recheck
-                    && found.has(Verdict::ChunkDependent)
+                    && (found.has(Verdict::ChunkDependent)
+                        || found.has(Verdict::NonStreamingDiffers))
                 {
-                    let whole_again = self.replay(stream, &[])?.ok();
-                    let again = self.replay(stream, &chunking.cuts)?.ok();
+                    let whole_again = self.replay(stream, &Chunking::whole())?.ok();
+                    let again = self.replay(stream, chunking)?.ok();
                     judge.recheck(found, whole_again.as_ref(), again.as_ref());
                 }
                 // The chunks' own finding shows when the events' does not.
@@ -197,7 +233,10 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
 
     /// The finding of `stream` under `cuts` that `wanted` accepts, judged as `tch run`
     /// judges a case: the whole stream first (against the reference's events), then the
-    /// cuts (against the whole stream's output). `None` when neither replay shows it.
+    /// cuts (against the whole stream's output). With no cuts, when told to
+    /// ([`Replayer::set_non_streaming`]), its non-streaming result
+    /// stands where the cuts would (`specs/runner.md` R2.3). `None` when neither replay shows
+    /// it.
     pub fn shows(
         &mut self,
         stream: &str,
@@ -208,13 +247,20 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
         let expected = self.expected(stream);
         let mut judge = self.stream_judge(stream, &expected);
         let whole = self.judge(&mut judge, stream, &Chunking::whole(), recheck)?;
-        if whole.as_ref().is_some_and(&mut *wanted) || cuts.is_empty() {
+        let second = if !cuts.is_empty() {
+            Chunking::new(SplitKind::Chunks, "chunks", cuts.to_vec())
+        } else if self.non_streaming {
+            Chunking::non_streaming()
+        } else {
+            return Ok(whole.filter(|f| wanted(f)));
+        };
+        if whole.as_ref().is_some_and(&mut *wanted) {
             return Ok(whole.filter(|f| wanted(f)));
         }
         if !judge.has_baseline() {
             return Ok(None);
         }
-        let chunking = Chunking::new(SplitKind::Chunks, "chunks", cuts.to_vec());
+        let chunking = second;
         let finding = self.judge(&mut judge, stream, &chunking, recheck)?;
         Ok(finding.filter(|f| wanted(f)))
     }

@@ -249,6 +249,8 @@ where
                 .collect(),
             definitions: false,
             output: crate::wire::Output::Events,
+            // An in-process candidate has one entry point: `push`/`end`.
+            non_streaming: false,
             reproduction: None,
             starts_in_reasoning: self
                 .starts_in_reasoning

@@ -29,6 +29,12 @@ impl Sides {
         left: "whole stream",
         right: "this chunking",
     };
+    /// The whole stream streamed as one chunk against the non-streaming result of the same
+    /// reply (`specs/runner.md` R2.3).
+    pub const NON_STREAMING: Sides = Sides {
+        left: "whole stream",
+        right: "non-streaming",
+    };
     /// The first replay of a chunking against a second one: flakiness.
     pub const REPLAYS: Sides = Sides {
         left: "first replay",

@@ -178,6 +178,14 @@ mod tests {
             call("e", json!({"a": 1})),
         ];
         assert!(violations(&empty_but_not_empty_input, &[])[0].contains("differs"));
+        // A non-streaming result (P2.11): calls with no tool-input-* parts at all (P3.3).
+        let non_streaming = [
+            Event::ReasoningDelta { delta: "r".into() },
+            Event::text("a"),
+            call("c", json!({"a": 1})),
+            call("d", json!({})),
+        ];
+        assert_eq!(violations(&non_streaming, &[]), Vec::<String>::new());
     }
 
     #[test]

@@ -1,15 +1,15 @@
 //! Judging a candidate's replays of one stream (`specs/runner.md` §2–§3), the same for
 //! `tch run` and `tch fuzz`: the whole stream first, judged against the expected events
 //! (conformance); every other chunking against the whole stream's output (chunk-dependence,
-//! whose symptoms are named by the conformance verdicts); every replay's raw events against the
-//! event grammar. A chunk-dependent replay worth keeping is replayed again, with the whole
+//! whose symptoms are named by the conformance verdicts), and so the candidate's non-streaming
+//! result (`non-streaming-differs`, R2.3); every replay's raw events against the event grammar. A chunk-dependent replay worth keeping is replayed again, with the whole
 //! stream, to tell nondeterminism (`flaky`) from chunk-dependence.
 
 use super::conformance::shown;
 use super::{Finding, Severity, Sides, Verdict, comparable, conformance, diff, grammar};
 use crate::corpus::Alternative;
 use crate::event::Event;
-use crate::split::Chunking;
+use crate::split::{Chunking, SplitKind};
 use crate::supervisor::{Fault, Transcript};
 
 /// Events as they are compared ([`comparable`]) and as a diff shows them ([`shown`]: with
@@ -176,10 +176,25 @@ impl<'s> StreamJudge<'s> {
                 self.baseline = Some(actual.clone());
             }
             Some(whole) if whole.compared != actual.compared => {
-                found.push((
-                    Verdict::ChunkDependent,
-                    "the output differs from the whole stream's".to_owned(),
-                ));
+                let non_streaming = chunking.kind == SplitKind::NonStreaming;
+                found.push(if non_streaming {
+                    // R2.3: the parser's other entry point, given the same reply whole.
+                    let right = if conformance(&self.expected.compared, &actual.compared).is_empty()
+                    {
+                        " (the non-streaming result is the expected one)"
+                    } else {
+                        ""
+                    };
+                    (
+                        Verdict::NonStreamingDiffers,
+                        format!("the non-streaming result differs from the whole stream's{right}"),
+                    )
+                } else {
+                    (
+                        Verdict::ChunkDependent,
+                        "the output differs from the whole stream's".to_owned(),
+                    )
+                });
                 // The symptoms, relative to what the whole stream gave.
                 found.extend(
                     conformance(&whole.compared, &actual.compared)
@@ -189,9 +204,15 @@ impl<'s> StreamJudge<'s> {
                             (verdict, format!("{detail} (vs the whole stream)"))
                         }),
                 );
-                diff = diff::events_shown(whole.side(), actual.side(), Sides::CHUNKING);
+                let sides = if non_streaming {
+                    Sides::NON_STREAMING
+                } else {
+                    Sides::CHUNKING
+                };
+                diff = diff::events_shown(whole.side(), actual.side(), sides);
             }
-            // The same output as the whole stream: its conformance was judged once, there.
+            // The same output as the whole stream: its conformance was judged once, there
+            // (for the non-streaming result too: one root cause, R2.3).
             Some(_) => {}
         }
         self.last = actual;
@@ -320,7 +341,6 @@ pub fn verdict_of(fault: &Fault) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::split::SplitKind;
     use serde_json::json;
 
     fn transcript(events: Vec<Event>) -> Transcript {
@@ -413,6 +433,54 @@ mod tests {
             Event::text("<t>{}</t>"),
         ]);
         assert_eq!(judge.replay(&cut, &same), None);
+    }
+
+    #[test]
+    fn a_non_streaming_result_is_judged_against_the_whole_stream_once() {
+        // R2.3: typed values when whole, strings when streamed (vLLM's kimi_k2).
+        let typed = || vec![Event::text("a "), Event::call("c", "t", json!({"n": 1}))];
+        let stringly = vec![Event::text("a "), Event::call("c", "t", json!({"n": "1"}))];
+        let mut judge = StreamJudge::new(STREAM, &typed());
+        assert_eq!(judge.replay(&Chunking::whole(), &transcript(typed())), None);
+        let finding = judge
+            .replay(&Chunking::non_streaming(), &transcript(stringly.clone()))
+            .expect("differs");
+        assert_eq!(
+            finding.verdicts,
+            [Verdict::NonStreamingDiffers, Verdict::WrongCall]
+        );
+        assert_eq!(finding.layer, crate::judge::Layer::Streaming);
+        assert_eq!(finding.kind, SplitKind::NonStreaming);
+        assert!(
+            finding
+                .diff
+                .starts_with("--- whole stream\n+++ non-streaming"),
+            "{}",
+            finding.diff
+        );
+        // Wrong the same way whole and streamed: one conformance finding, on the whole stream.
+        let mut judge = StreamJudge::new(STREAM, &typed());
+        let conformance = judge
+            .replay(&Chunking::whole(), &transcript(stringly.clone()))
+            .expect("wrong");
+        assert_eq!(conformance.verdicts, [Verdict::WrongCall]);
+        assert_eq!(
+            judge.replay(&Chunking::non_streaming(), &transcript(stringly.clone())),
+            None
+        );
+        // Right only when whole: the detail says which side is the expected one.
+        let finding = judge
+            .replay(&Chunking::non_streaming(), &transcript(typed()))
+            .expect("differs");
+        assert_eq!(
+            finding.verdicts,
+            [Verdict::NonStreamingDiffers, Verdict::WrongCall]
+        );
+        assert!(
+            finding.detail.contains("is the expected one"),
+            "{}",
+            finding.detail
+        );
     }
 
     #[test]

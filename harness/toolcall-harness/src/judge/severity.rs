@@ -58,9 +58,9 @@ impl Severity {
         }
     }
 
-    /// The severity a verdict carries on its own; `None` for `chunk-dependent` and `flaky`,
-    /// which say *that* a chunking or a replay differs: their symptoms say how much it hurts;
-    /// and for `wire`, whose rules say it.
+    /// The severity a verdict carries on its own; `None` for `chunk-dependent`, `flaky` and
+    /// `non-streaming-differs`, which say *that* a chunking, a replay or the non-streaming
+    /// result differs: their symptoms say how much it hurts; and for `wire`, whose rules say it.
     pub fn of_verdict(verdict: Verdict) -> Option<Severity> {
         Some(match verdict {
             Verdict::ExtraCall | Verdict::WrongCall => Severity::Critical,
@@ -80,7 +80,10 @@ impl Severity {
             }
             // Each wire rule has its own severity (`specs/wire.md` §4): the finding carries
             // the worst of its rules'.
-            Verdict::ChunkDependent | Verdict::Flaky | Verdict::Wire => return None,
+            Verdict::ChunkDependent
+            | Verdict::Flaky
+            | Verdict::NonStreamingDiffers
+            | Verdict::Wire => return None,
         })
     }
 
@@ -124,6 +127,11 @@ mod tests {
         assert_eq!(Severity::of(&[MissingError]), Severity::Low);
         assert_eq!(Severity::of(&[ChunkDependent]), Severity::Medium);
         assert_eq!(Severity::of(&[Flaky, NotEager]), Severity::Low);
+        // A non-streaming result typed where the stream left strings: a call that differs.
+        assert_eq!(
+            Severity::of(&[NonStreamingDiffers, WrongCall]),
+            Severity::Critical
+        );
     }
 
     #[test]
@@ -131,7 +139,10 @@ mod tests {
         for verdict in Verdict::ALL {
             let comparison = matches!(
                 verdict,
-                Verdict::ChunkDependent | Verdict::Flaky | Verdict::Wire
+                Verdict::ChunkDependent
+                    | Verdict::Flaky
+                    | Verdict::NonStreamingDiffers
+                    | Verdict::Wire
             );
             assert_eq!(
                 Severity::of_verdict(verdict).is_none(),

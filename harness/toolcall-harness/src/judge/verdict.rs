@@ -24,6 +24,9 @@ pub enum Verdict {
     ChunkDependent,
     /// Two replays of the same chunking gave different output: nondeterminism.
     Flaky,
+    /// The candidate's non-streaming result (the whole reply at once, `specs/protocol.md`
+    /// P2.11) differs from its output for the whole stream streamed as one chunk.
+    NonStreamingDiffers,
     /// Held back input its dialect says is already known to be text (`specs/streaming.md`
     /// C3; checked on the reference, which reports the spans it consumed).
     NotEager,
@@ -64,13 +67,14 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 21] = [
+    pub const ALL: [Verdict; 22] = [
         Verdict::Crash,
         Verdict::Timeout,
         Verdict::Protocol,
         Verdict::Grammar,
         Verdict::ChunkDependent,
         Verdict::Flaky,
+        Verdict::NonStreamingDiffers,
         Verdict::NotEager,
         Verdict::TextNotConserved,
         Verdict::LostText,
@@ -97,6 +101,7 @@ impl Verdict {
             Verdict::Grammar => "grammar",
             Verdict::ChunkDependent => "chunk-dependent",
             Verdict::Flaky => "flaky",
+            Verdict::NonStreamingDiffers => "non-streaming-differs",
             Verdict::NotEager => "not-eager",
             Verdict::TextNotConserved => "text-not-conserved",
             Verdict::LostText => "lost-text",
@@ -116,12 +121,14 @@ impl Verdict {
     }
 
     /// Whether this verdict is about streaming whatever replay shows it: it compares
-    /// chunkings, replays or timing rather than one output with the spec.
+    /// chunkings, replays, the streamed and the non-streaming path, or timing rather than one
+    /// output with the spec.
     pub fn is_streaming(self) -> bool {
         matches!(
             self,
             Verdict::ChunkDependent
                 | Verdict::Flaky
+                | Verdict::NonStreamingDiffers
                 | Verdict::NotEager
                 | Verdict::Latency
                 | Verdict::Superlinear
@@ -206,5 +213,9 @@ mod tests {
             Layer::Streaming
         );
         assert_eq!(Layer::of(&[Verdict::Wire], false), Layer::Wire);
+        assert_eq!(
+            Layer::of(&[Verdict::NonStreamingDiffers, Verdict::WrongCall], false),
+            Layer::Streaming
+        );
     }
 }

@@ -41,6 +41,15 @@ pub enum Request {
         /// The stream's id.
         stream: String,
     },
+    /// The whole reply of a begun stream at once, for the parser's non-streaming result
+    /// (P2.11); answered by its events, then `done`. Sent only to a candidate whose hello
+    /// says `"nonStreaming": true`.
+    NonStreaming {
+        /// The stream's id.
+        stream: String,
+        /// The whole reply's text.
+        text: String,
+    },
     /// A definition file to read (P2.5); answered by its contract or by an `error` event.
     Definition {
         /// What the file defines.
@@ -157,6 +166,14 @@ pub struct Hello {
     /// Whether it answers `definition` requests (P2.5); absent reads as `false`.
     #[serde(default)]
     pub definitions: bool,
+    /// Whether it answers `non-streaming` requests with the parser's non-streaming result
+    /// (P2.11); absent reads as `false`.
+    #[serde(
+        default,
+        rename = "nonStreaming",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub non_streaming: bool,
     /// The dialects whose replies it always reads as starting inside reasoning, as their chat
     /// template's generation prompt always opens it (P2.9): streams whose prefill leaves
     /// reasoning closed are not sent, their cases are `n/a`. Absent reads as none.
@@ -316,6 +333,13 @@ mod tests {
                 },
                 r#"{"op":"end","stream":"s1"}"#,
             ),
+            (
+                Request::NonStreaming {
+                    stream: "s1".into(),
+                    text: "a<t>{}</t>".into(),
+                },
+                r#"{"op":"non-streaming","stream":"s1","text":"a<t>{}</t>"}"#,
+            ),
             (Request::Bye, r#"{"op":"bye"}"#),
         ];
         for (request, line) in lines {
@@ -370,6 +394,21 @@ mod tests {
         assert!(matches!(
             Reply::parse(r#"{"type":"hello","protocol":1,"dialects":["cohere"],"startsInReasoning":["cohere"]}"#),
             Ok(Reply::Hello(Hello { starts_in_reasoning, .. })) if starts_in_reasoning == ["cohere"]
+        ));
+        // P2.11: non-streaming requests only for a candidate that says so.
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[],"nonStreaming":true}"#),
+            Ok(Reply::Hello(Hello {
+                non_streaming: true,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[]}"#),
+            Ok(Reply::Hello(Hello {
+                non_streaming: false,
+                ..
+            }))
         ));
         assert!(matches!(
             Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[],"output":"openai-chunks"}"#),

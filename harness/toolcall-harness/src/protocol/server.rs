@@ -85,6 +85,7 @@ impl Server<'_> {
                     "name": format!("tch serve {}", env!("CARGO_PKG_VERSION")),
                     "dialects": dialects,
                     "definitions": true,
+                    "nonStreaming": true,
                 });
                 if self.answer != Output::Events {
                     hello["output"] = json!(self.answer.name());
@@ -117,6 +118,16 @@ impl Server<'_> {
             Request::End { stream } => {
                 let lines = self.feed(&stream, "done", |parser, out| parser.finish(out));
                 // Whether `feed` wrote events or chunks, the stream is over.
+                self.stream = None;
+                lines
+            }
+            // The reference has one path: the whole reply pushed at once, then finished
+            // (P2.11). Its answer equals the streamed one by construction.
+            Request::NonStreaming { stream, text } => {
+                let lines = self.feed(&stream, "done", |parser, out| {
+                    parser.push(&text, out);
+                    parser.finish(out);
+                });
                 self.stream = None;
                 lines
             }
@@ -236,6 +247,26 @@ mod tests {
                 r#"{"type":"sync"}"#,
                 r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"x","input":{}}"#,
                 r#"{"type":"sync"}"#,
+                r#"{"type":"done"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn answers_the_whole_reply_at_once() {
+        // P2.11: after begin, the whole reply; its events, then done (no sync).
+        let out = session(concat!(
+            r#"{"op":"begin","stream":"s","dialect":"md-fence","tools":[]}"#,
+            "\n",
+            r#"{"op":"non-streaming","stream":"s","text":"hi\n```tool x\n```\n"}"#,
+            "\n",
+        ));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                r#"{"type":"text-delta","delta":"hi\n"}"#,
+                r#"{"type":"tool-call","toolCallId":"tool-call-1","toolName":"x","input":{}}"#,
                 r#"{"type":"done"}"#,
             ]
         );

@@ -422,6 +422,7 @@ mod tests {
             name: "parser 1.2.3".into(),
             dialects: vec!["hermes".into()],
             definitions: false,
+            non_streaming: false,
             reproduction,
             starts_in_reasoning: Vec::new(),
             output: crate::wire::Output::Events,

@@ -64,7 +64,7 @@ pub fn render(report: &RunReport) -> String {
     let _ = writeln!(
         md,
         "Findings by layer: **{}** conformance (wrong under the whole stream too), **{}** \
-         streaming (only under some chunkings, flaky, or timing){wire_sentence}.\n",
+         streaming (only under some chunkings, flaky, the non-streaming result, or timing){wire_sentence}.\n",
         s.conformance_findings, s.streaming_findings
     );
     let verdicts = report.verdicts();

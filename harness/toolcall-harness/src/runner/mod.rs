@@ -265,8 +265,14 @@ impl<'a> Work<'a> {
             ),
             count: 0,
         };
-        for chunking in plan(&case.stream, &self.options.splits) {
-            let transcript = match replayer.replay(&chunking.cuts) {
+        let mut chunkings = plan(&case.stream, &self.options.splits);
+        if hello.non_streaming {
+            // R2.3: last, whatever the budget, so that a fault of the non-streaming path
+            // (which stops the case's replays) hides none of the streamed ones.
+            chunkings.push(Chunking::non_streaming());
+        }
+        for chunking in chunkings {
+            let transcript = match replayer.replay(&chunking) {
                 Ok(transcript) => transcript,
                 Err(ReplayError::Fault(fault)) => {
                     let mut finding = judge.fault(&chunking, &fault);
@@ -294,13 +300,14 @@ impl<'a> Work<'a> {
                 breach
             });
             if let Some(found) = finding.as_mut()
-                && found.has(Verdict::ChunkDependent)
+                && (found.has(Verdict::ChunkDependent) || found.has(Verdict::NonStreamingDiffers))
                 && report.would_keep(&found.verdicts, found.chunks.len(&case.stream))
             {
-                // Before calling it chunk-dependent: the same chunking and the whole stream
-                // again. A replay that does not complete proves nothing either way.
-                let whole_again = replayer.replay(&[]).ok();
-                let again = replayer.replay(&chunking.cuts).ok();
+                // Before calling it chunk-dependent (or the non-streaming result different):
+                // the same chunking and the whole stream again. A replay that does not
+                // complete proves nothing either way.
+                let whole_again = replayer.replay(&Chunking::whole()).ok();
+                let again = replayer.replay(&chunking).ok();
                 judge.recheck(found, whole_again.as_ref(), again.as_ref());
             }
             if let Some(found) = finding.as_mut() {
@@ -346,17 +353,23 @@ struct Replayer<'h, C> {
 }
 
 impl<C: StreamCandidate> Replayer<'_, C> {
-    fn replay(&mut self, cuts: &[usize]) -> Result<Transcript, ReplayError> {
+    /// One replay of `chunking`: streamed in its chunks, or, for
+    /// [`SplitKind::NonStreaming`](crate::split::SplitKind::NonStreaming), the whole reply in
+    /// one `non-streaming` request.
+    fn replay(&mut self, chunking: &Chunking) -> Result<Transcript, ReplayError> {
         self.count += 1;
         let id = format!("{}#{}", self.case.id, self.count);
-        let chunks = chunks_at(&self.case.stream, cuts);
         let begin = Begin {
             stream: id,
             dialect: self.case.dialect.name().to_owned(),
             prefill: Some(self.case.prefill.clone()),
             tools: self.tools.clone(),
         };
-        self.candidate.run_stream(&begin, &chunks)
+        if chunking.kind == crate::split::SplitKind::NonStreaming {
+            return self.candidate.run_non_streaming(&begin, &self.case.stream);
+        }
+        self.candidate
+            .run_stream(&begin, &chunks_at(&self.case.stream, &chunking.cuts))
     }
 }
 

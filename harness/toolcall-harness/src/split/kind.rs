@@ -36,11 +36,14 @@ pub enum SplitKind {
     InsideMarkup,
     /// Fixed-size chunks of a stream that grows, timed (`specs/runner.md` §8).
     Scaling,
+    /// No chunks: the whole reply in one `non-streaming` request, for the parser's
+    /// non-streaming result (`specs/protocol.md` P2.11, `specs/runner.md` R2.3).
+    NonStreaming,
 }
 
 impl SplitKind {
     /// Every kind, in report order: the selectable ones first.
-    pub const ALL: [SplitKind; 12] = [
+    pub const ALL: [SplitKind; 13] = [
         SplitKind::Whole,
         SplitKind::Single,
         SplitKind::Pair,
@@ -53,6 +56,7 @@ impl SplitKind {
         SplitKind::Punctuation,
         SplitKind::InsideMarkup,
         SplitKind::Scaling,
+        SplitKind::NonStreaming,
     ];
 
     /// The kinds `--splits` may name: the first seven of [`SplitKind::ALL`] (the others are
@@ -84,6 +88,7 @@ impl SplitKind {
             SplitKind::Punctuation => "punctuation",
             SplitKind::InsideMarkup => "inside-markup",
             SplitKind::Scaling => "scaling",
+            SplitKind::NonStreaming => "non-streaming",
         }
     }
 }
@@ -130,9 +135,15 @@ impl Chunking {
         }
     }
 
-    /// Whether this is the whole stream in one chunk.
+    /// The whole reply given at once for the non-streaming result (`specs/runner.md` R2.3):
+    /// no cuts, yet not a streamed replay.
+    pub fn non_streaming() -> Chunking {
+        Chunking::new(SplitKind::NonStreaming, "non-streaming", Vec::new())
+    }
+
+    /// Whether this is the whole stream streamed in one chunk.
     pub fn is_whole(&self) -> bool {
-        self.cuts.is_empty()
+        self.cuts.is_empty() && self.kind != SplitKind::NonStreaming
     }
 
     /// The chunk vector that replays this chunking of `text` (`per-char` stays `per-char`).

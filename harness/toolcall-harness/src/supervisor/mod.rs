@@ -166,6 +166,17 @@ impl Handle<'_> {
         self.settle(result)
     }
 
+    /// Asks for the parser's non-streaming result of the whole reply `text` under `begin`
+    /// (`specs/protocol.md` P2.11).
+    pub fn run_non_streaming(
+        &mut self,
+        begin: &Begin,
+        text: &str,
+    ) -> Result<Transcript, ReplayError> {
+        let result = self.live()?.run_non_streaming(begin, text);
+        self.settle(result)
+    }
+
     /// Asks for a definition's contract: `Ok(Ok(value))`, or `Ok(Err(errorText))` when the
     /// candidate refuses the definition.
     pub fn definition(

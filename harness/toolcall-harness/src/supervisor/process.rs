@@ -220,14 +220,7 @@ impl Candidate {
         chunks: &[&str],
         deadline: Option<Instant>,
     ) -> Result<Transcript, Fault> {
-        // A line the last stream's `done` did not end, arrived since: charged to that stream
-        // here, before it could be read as this stream's (`specs/protocol.md` P2.6).
-        if let Ok(Line::Text(line)) = self.lines.try_recv() {
-            return Err(protocol(format!(
-                "a line after the previous stream's done: {}",
-                excerpt(&line)
-            )));
-        }
+        self.nothing_since_done()?;
         let started = Instant::now();
         self.send(&Request::Begin(begin.clone()))?;
         let stream = begin.stream.as_str();
@@ -256,6 +249,34 @@ impl Candidate {
         })?;
         self.read_events(&mut transcript, Reply::Done, &mut wire)?;
         Ok(transcript)
+    }
+
+    /// Asks for the parser's non-streaming result (`specs/protocol.md` P2.11): `begin`, then
+    /// the whole reply in one `non-streaming` request (reading events up to `done`).
+    pub fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, Fault> {
+        self.nothing_since_done()?;
+        self.send(&Request::Begin(begin.clone()))?;
+        self.send(&Request::NonStreaming {
+            stream: begin.stream.clone(),
+            text: text.to_owned(),
+        })?;
+        let mut transcript = Transcript::default();
+        // A chunk candidate answers in chunks here too (P2.11), read and judged as a stream's.
+        let mut wire = (self.hello.output == Output::OpenaiChunks).then(WireReader::default);
+        self.read_events(&mut transcript, Reply::Done, &mut wire)?;
+        Ok(transcript)
+    }
+
+    /// A line the last stream's `done` did not end, arrived since: charged to that stream
+    /// here, before it could be read as the next stream's (`specs/protocol.md` P2.6).
+    fn nothing_since_done(&mut self) -> Result<(), Fault> {
+        if let Ok(Line::Text(line)) = self.lines.try_recv() {
+            return Err(protocol(format!(
+                "a line after the previous stream's done: {}",
+                excerpt(&line)
+            )));
+        }
+        Ok(())
     }
 
     /// Asks for a definition's contract: `Ok(Ok(value))`, or `Ok(Err(errorText))` when the

@@ -24,7 +24,7 @@ use crate::event::Event;
 use crate::fuzz::replayer::{Replayer, StreamCandidate, Unavailable, reference_events};
 use crate::judge::{CaseReport, Finding, Layer, Severity, Status, Verdict};
 use crate::protocol::Begin;
-use crate::split::{ChunkSpec, Realism, SplitError, realism};
+use crate::split::{ChunkSpec, Realism, SplitError, SplitKind, realism};
 use crate::supervisor::{ReplayError, Transcript};
 use crate::tools::Registry;
 use naming::Naming;
@@ -265,10 +265,11 @@ impl Form {
                 .realism
                 .unwrap_or_else(|| realism(&case.stream, &cuts, &markers)),
             stream: case.stream.clone(),
-            // A conformance finding is the whole stream's (R9.2).
+            // A conformance finding is the whole stream's (R9.2), and so is a non-streaming
+            // result's (R2.3).
             cuts: match finding.layer {
-                Layer::Conformance => Vec::new(),
-                Layer::Streaming | Layer::Wire => cuts,
+                Layer::Streaming | Layer::Wire if finding.kind != SplitKind::NonStreaming => cuts,
+                _ => Vec::new(),
             },
             chunks: finding.chunks.clone(),
             shrunk: false,
@@ -329,6 +330,14 @@ impl<C: StreamCandidate> StreamCandidate for Metered<'_, C> {
         self.meter.replays += 1;
         self.candidate.run_stream(begin, chunks)
     }
+
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        if self.meter.out() {
+            return Err(ReplayError::GaveUp(0));
+        }
+        self.meter.replays += 1;
+        self.candidate.run_non_streaming(begin, text)
+    }
 }
 
 /// How a case's shrink ended.
@@ -353,12 +362,15 @@ fn shrink_case<C: StreamCandidate>(
 ) -> Result<Shown, Unavailable> {
     let metered = Metered { candidate, meter };
     let mut replayer = Replayer::new(metered, case.dialect, &case.prefill, tools, &case.id);
+    // A non-streaming finding (R2.3) is the whole stream against its non-streaming result.
+    replayer.set_non_streaming(form.finding.kind == SplitKind::NonStreaming);
     // As `tch run` judges (R2.1): chunk-dependence is told from flakiness by replaying again.
-    let recheck = form
-        .finding
-        .verdicts
-        .iter()
-        .any(|v| matches!(v, Verdict::ChunkDependent | Verdict::Flaky));
+    let recheck = form.finding.verdicts.iter().any(|v| {
+        matches!(
+            v,
+            Verdict::ChunkDependent | Verdict::Flaky | Verdict::NonStreamingDiffers
+        )
+    });
     let target = form.clone();
     let mut wanted = |finding: &Finding| target.same(finding);
     // A refusal of [`Metered`] is the budget running out, which is no error; anything else is.
@@ -388,17 +400,20 @@ fn shrink_case<C: StreamCandidate>(
 }
 
 /// What makes two failures one root cause (R9.3): where (the dialect's parser, the layer,
-/// realism) and what an agent suffers first (the primary verdict).
+/// realism, the streamed or the non-streaming path) and what an agent suffers first (the
+/// primary verdict).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     dialect: &'static str,
     layer: Layer,
     synthetic: bool,
+    non_streaming: bool,
     primary: Verdict,
 }
 
 /// The verdict that says most of a finding (R9.3): of those with the worst severity, the
-/// first in [`Verdict::ALL`]; `chunk-dependent` or `flaky` only when there is no other.
+/// first in [`Verdict::ALL`]; `chunk-dependent`, `flaky` or `non-streaming-differs` only when
+/// there is no other.
 pub fn primary_verdict(verdicts: &[Verdict]) -> Verdict {
     let severity = Severity::of(verdicts);
     verdicts
@@ -419,6 +434,7 @@ fn group(cases: &[FailingCase], forms: Vec<Form>, tools: &Arc<Registry>) -> Vec<
             dialect: case.dialect.name(),
             layer: form.layer,
             synthetic: form.realism == Realism::Synthetic,
+            non_streaming: form.finding.has(Verdict::NonStreamingDiffers),
             primary: primary_verdict(&form.finding.verdicts),
         };
         groups.entry(key).or_default().push(form);

@@ -33,6 +33,12 @@ impl Naming<'_> {
             (Layer::Streaming, Some((marker, at))) => {
                 format!("when a chunk ends at `{}`", &marker[..at])
             }
+            (Layer::Streaming, _) if self.verdicts.contains(&Verdict::NonStreamingDiffers) => {
+                format!(
+                    "when `{}` is parsed whole (non-streaming)",
+                    shown(self.skeleton)
+                )
+            }
             (Layer::Streaming, None) if self.verdicts.contains(&Verdict::Flaky) => {
                 format!("on `{}`", shown(self.skeleton))
             }
@@ -96,18 +102,19 @@ impl Naming<'_> {
 }
 
 /// What the verdicts say the application sees, worst symptoms first: `loses a call and
-/// loses text`. `chunk-dependent` is named only when it is all there is.
+/// loses text`. `chunk-dependent` and `non-streaming-differs` (the title's place says it) are
+/// named only when they are all there is.
 fn symptoms(verdicts: &[Verdict]) -> String {
     let mut verdicts: Vec<Verdict> = verdicts
         .iter()
         .copied()
-        .filter(|v| *v != Verdict::ChunkDependent)
+        .filter(|v| !matches!(v, Verdict::ChunkDependent | Verdict::NonStreamingDiffers))
         .collect();
     // Worst first; `flaky`, which has no severity of its own, last.
     verdicts.sort_by_key(|&v| Severity::of_verdict(v).unwrap_or(Severity::Low));
     let mut phrases: Vec<&str> = verdicts.into_iter().map(phrase).collect();
     if phrases.is_empty() {
-        phrases.push("gives other output when chunked");
+        phrases.push("gives other output");
     }
     let mut seen = BTreeSet::new();
     phrases.retain(|p| seen.insert(*p));
@@ -126,6 +133,7 @@ fn phrase(verdict: Verdict) -> &'static str {
         Verdict::Grammar => "breaks the event grammar",
         Verdict::ChunkDependent => "gives other output when chunked",
         Verdict::Flaky => "gives other output on a second replay",
+        Verdict::NonStreamingDiffers => "gives other output when not streamed",
         Verdict::NotEager | Verdict::Latency => "holds text back",
         Verdict::TextNotConserved => "does not conserve text",
         Verdict::LostText => "loses text",

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::*;
 use crate::definitions::bundled_registry;
-use crate::fuzz::replayer::Replayer;
+use crate::fuzz::replayer::{Replayer, StreamCandidate};
 use crate::judge::StreamJudge;
 use crate::parser;
 use crate::split::{Chunking, SplitKind};
@@ -285,6 +285,106 @@ fn a_realistic_and_a_synthetic_failure_stay_apart() {
         let markers = Dialect::Hermes.markers(&tools());
         assert_eq!(realism(&root.minimal.stream, &cuts, &markers), root.realism);
     }
+}
+
+/// The fake candidate with `bugs` when streamed, whose non-streaming result (P2.11) loses
+/// every call.
+struct LosesCallsWhole<F> {
+    streamed: F,
+}
+
+impl<F: FnMut(&Begin, &[&str]) -> Result<Transcript, ReplayError>> StreamCandidate
+    for LosesCallsWhole<F>
+{
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+        (self.streamed)(begin, chunks)
+    }
+
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        let mut transcript = (self.streamed)(begin, &[text])?;
+        transcript
+            .events
+            .retain(|e| !matches!(e, Event::ToolCall(_)));
+        Ok(transcript)
+    }
+}
+
+#[test]
+fn a_non_streaming_failure_shrinks_whole_and_stays_apart_from_a_streamed_one() {
+    // R2.3, R9.3: both lose a call, realistic, in the streaming layer; one on the parser's
+    // streamed path (a cut inside the call), the other on its non-streaming path.
+    let bugs = Bugs {
+        loses_calls_cut_in_a_call: true,
+        ..Bugs::default()
+    };
+    let candidate = LosesCallsWhole {
+        streamed: fake(bugs, Rc::default()),
+    };
+    let tools = tools();
+    let whole = format!("Sure, let me look.\n{}", call("Oslo"));
+    let mut replayer = Replayer::new(candidate, Dialect::Hermes, "", &tools, "ns");
+    let expected = replayer.expected(&whole);
+    let mut judge = StreamJudge::new(&whole, &expected);
+    assert_eq!(
+        replayer.judge(&mut judge, &whole, &Chunking::whole(), true),
+        Ok(None)
+    );
+    let finding = replayer
+        .judge(&mut judge, &whole, &Chunking::non_streaming(), true)
+        .expect("replayed")
+        .expect("the non-streaming result differs");
+    assert_eq!(
+        finding.verdicts,
+        [Verdict::NonStreamingDiffers, Verdict::MissingCall]
+    );
+    let mut candidate = replayer.candidate;
+    let non_streaming = FailingCase {
+        id: "hermes/whole".to_owned(),
+        dialect: Dialect::Hermes,
+        stream: whole.clone(),
+        prefill: String::new(),
+        finding,
+    };
+    let cut = format!("Sure. {}", call("Oslo"));
+    let body = cut.find("\"name\"").expect("a name");
+    let mut streamed = fake(bugs, Rc::default());
+    let chunked = failing("hermes/cut", &cut, &[body + 3], &mut streamed);
+    assert_eq!(chunked.finding.realism, Some(Realism::Realistic));
+    let options = TriageOptions {
+        budget: ENOUGH,
+        tries_per_case: 2000,
+    };
+    let triage =
+        triage(&[non_streaming, chunked], &mut candidate, &tools, &options).expect("triaged");
+    let roots = &triage.root_causes;
+    assert_eq!(roots.len(), 2, "{roots:#?}");
+    let whole_root = roots
+        .iter()
+        .find(|r| r.cases == ["hermes/whole"])
+        .expect("its own root cause");
+    assert!(whole_root.shrunk);
+    assert_eq!(
+        whole_root.verdicts,
+        [Verdict::NonStreamingDiffers, Verdict::MissingCall]
+    );
+    // Shrunk as the whole stream and its non-streaming result: no cuts, prose gone.
+    assert_eq!(skeleton(whole_root), "<tool_call>…</tool_call>");
+    assert_eq!(
+        whole_root.minimal.chunks.cuts(&whole_root.minimal.stream),
+        Ok(Vec::new())
+    );
+    assert!(
+        whole_root
+            .title
+            .ends_with("is parsed whole (non-streaming)"),
+        "{}",
+        whole_root.title
+    );
+    assert!(
+        whole_root.slug.contains("non-streaming-differs"),
+        "{}",
+        whole_root.slug
+    );
 }
 
 #[test]
