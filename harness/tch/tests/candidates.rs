@@ -42,6 +42,25 @@ fn tch_run(name: &str, args: &[&str]) -> (Output, BTreeSet<String>) {
     (output, verdicts)
 }
 
+/// Runs `tch run ARGS` on `example`, asserts that the run fails (exit 1) and that every verdict
+/// of `expected` is among the report's; returns its output and every verdict.
+fn fails_with(example: &str, args: &[&str], expected: &[&str]) -> (Output, BTreeSet<String>) {
+    let (output, verdicts) = tch_run(example, args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{example} must fail the run\n{}",
+        stdout(&output)
+    );
+    for verdict in expected {
+        assert!(
+            verdicts.contains(*verdict),
+            "{example}: expected {verdict} among {verdicts:?}"
+        );
+    }
+    (output, verdicts)
+}
+
 /// Fewer splittings than the default, so the suite stays fast: every kind, thinned.
 const QUICK: &[&str] = &["--budget", "40", "--random", "4"];
 
@@ -174,19 +193,7 @@ fn each_wire_example_gets_the_wire_verdict_naming_its_rule() {
         let mut args = vec!["--dialect", "hermes", "--case", "hermes/qwen-*"];
         args.extend_from_slice(QUICK);
         args.extend(["--", "python3", &script]);
-        let (output, verdicts) = tch_run(example, &args);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{example} must fail the run\n{}",
-            stdout(&output)
-        );
-        for verdict in expected {
-            assert!(
-                verdicts.contains(*verdict),
-                "{example}: expected {verdict} among {verdicts:?}"
-            );
-        }
+        let (output, verdicts) = fails_with(example, &args, expected);
         let named = wire_rules(example);
         for rule in rules {
             assert!(
@@ -299,19 +306,7 @@ fn each_buggy_example_is_caught_with_its_verdicts() {
         let mut args = vec!["--dialect", dialect, "--max-restarts", "5"];
         args.extend_from_slice(QUICK);
         args.extend(["--", "python3", &script]);
-        let (output, verdicts) = tch_run(example, &args);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{example} must fail the run\n{}",
-            stdout(&output)
-        );
-        for verdict in expected {
-            assert!(
-                verdicts.contains(*verdict),
-                "{example}: expected {verdict} among {verdicts:?}"
-            );
-        }
+        fails_with(example, &args, expected);
     }
 }
 
