@@ -304,21 +304,15 @@ pub fn measure(
     {
         let mut fastest: Vec<Option<Point>> = vec![None; points.len()];
         for _ in 0..CONFIRMATIONS {
-            for k in 0..points.len() {
-                let again = time(
-                    feed,
-                    dialect,
-                    family,
-                    series.points[points[k]].bytes,
-                    options,
-                )?;
-                if fastest[k].is_none_or(|best| again.time() < best.time()) {
-                    fastest[k] = Some(again);
+            for (best, &index) in fastest.iter_mut().zip(&points) {
+                let again = time(feed, dialect, family, series.points[index].bytes, options)?;
+                if best.is_none_or(|best| again.time() < best.time()) {
+                    *best = Some(again);
                 }
             }
         }
-        for (k, &index) in points.iter().enumerate() {
-            if let Some(best) = fastest[k] {
+        for (best, &index) in fastest.into_iter().zip(&points) {
+            if let Some(best) = best {
                 series.points[index] = best;
             }
         }
