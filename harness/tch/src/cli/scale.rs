@@ -25,7 +25,8 @@ use super::args::{CandidateArgs, ToolsArgs, dialect_parser};
 /// call, again and again). Each is fed in fixed-size chunks at sizes doubling from 4 KiB
 /// while a replay takes less than 0.25 s (up to 256 KiB; to 512 KiB while growth looks
 /// superlinear), and the growth over the largest three sizes that took 10 ms or more is
-/// judged: `superlinear` when doubling the stream more than 2^1.5 times the time. This is what `tch run` reports as the cases
+/// judged, on the CPU time of the candidate's processes (Linux; wall time elsewhere), so
+/// that a loaded machine does not turn it: `superlinear` when doubling the stream more than 2^1.5 times the time. This is what `tch run` reports as the cases
 /// DIALECT/scaling/FAMILY; `tch scale` prints the figures.
 ///
 /// With `--size`, one size is timed (the fastest of `--repeat` replays) and printed as one
@@ -257,7 +258,7 @@ fn time_size(
     let chunks = fixed_size_chunks(&stream, chunk_bytes).unwrap_or_default();
     let mut best = f64::INFINITY;
     for _ in 0..repeat.max(1) {
-        best = best.min(feed.feed(dialect, &chunks)?.as_secs_f64());
+        best = best.min(feed.feed(dialect, &chunks)?.wall.as_secs_f64());
     }
     Ok(best)
 }
@@ -368,6 +369,7 @@ fn print_case(args: &ScaleArgs, name: &str, case: &CaseReport, chunk_bytes: usiz
 mod tests {
     use super::*;
     use clap::Parser;
+    use toolcall_harness::scaling::Timing;
 
     /// Seconds a replay takes, by the stream's bytes.
     type Model = fn(f64) -> f64;
@@ -377,9 +379,14 @@ mod tests {
     struct Modelled(Model);
 
     impl Feed for Modelled {
-        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Timing, ReplayError> {
             let bytes: usize = chunks.iter().map(|c| c.len()).sum();
-            Ok(Duration::from_secs_f64((self.0)(bytes as f64)))
+            let seconds = Duration::from_secs_f64((self.0)(bytes as f64));
+            // The wall clock twice as slow as the CPU's: the CPU time is judged.
+            Ok(Timing {
+                wall: seconds * 2,
+                cpu: Some(seconds),
+            })
         }
     }
 

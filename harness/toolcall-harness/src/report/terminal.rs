@@ -178,6 +178,7 @@ mod tests {
         let points = [64 << 10, 128 << 10, 256 << 10].map(|bytes: usize| Point {
             bytes,
             seconds: 0.01 * (bytes as f64 / 65536.0).powf(exponent),
+            cpu_seconds: None,
         });
         case.scaling = Some(Series {
             dialect: "hermes".into(),

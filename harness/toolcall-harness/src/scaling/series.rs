@@ -1,12 +1,13 @@
 //! One series (`specs/runner.md` R8.2–R8.4): a family's stream fed in fixed-size chunks at
 //! sizes that double while the time allows, each size timed, then judged from the largest
-//! sizes that were long enough to time.
+//! sizes that were long enough to time. Time here is the clock judged: CPU time where the
+//! feed knows it, else wall time ([`Point::time`]).
 
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Family, Feed};
+use super::{Family, Feed, Timing};
 use crate::dialect::Dialect;
 use crate::split::fixed_size_chunks;
 use crate::supervisor::ReplayError;
@@ -26,7 +27,8 @@ pub struct ScalingOptions {
     pub slow: Duration,
     /// The longest replay of a series that looks superlinear.
     pub suspect_slow: Duration,
-    /// Sizes stop doubling once the series has taken this long.
+    /// Sizes stop doubling once the series has taken this long, on the clock judged; or
+    /// [`WALL_CAP`] times as long on the wall clock, whichever comes first.
     pub budget: Duration,
 }
 
@@ -57,8 +59,13 @@ pub const JUDGED: usize = 3;
 /// A last doubling with at least this exponent makes the sizes go on (R8.2).
 pub const SUSPECT: f64 = 1.15;
 
-/// Times the sizes judged are fed again when their first timings say superlinear (R8.3).
+/// Rounds in which the sizes judged are fed again, in turn, when their first timings say
+/// superlinear (R8.3).
 const CONFIRMATIONS: usize = 2;
+
+/// A series also stops once it has taken this many times its budget on the wall clock: a
+/// bound on what a loaded machine (or a candidate that waits rather than works) costs.
+pub const WALL_CAP: u32 = 8;
 
 /// One size, timed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -66,18 +73,35 @@ const CONFIRMATIONS: usize = 2;
 pub struct Point {
     /// The stream's length in bytes.
     pub bytes: usize,
-    /// The fastest replay's wall time.
+    /// The wall time of the replay kept for this size (the one of least [`Point::time`]).
     pub seconds: f64,
+    /// Its CPU time (the candidate's processes, or the thread of a reference in process);
+    /// absent where `/proc` does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
 }
 
 impl Point {
-    /// Microseconds per KiB of stream.
+    fn of(bytes: usize, timing: Timing) -> Point {
+        Point {
+            bytes,
+            seconds: timing.wall.as_secs_f64(),
+            cpu_seconds: timing.cpu.map(|cpu| cpu.as_secs_f64()),
+        }
+    }
+
+    /// The time judged: CPU time where known, else wall time (R8.3).
+    pub fn time(&self) -> f64 {
+        self.cpu_seconds.unwrap_or(self.seconds)
+    }
+
+    /// Microseconds per KiB of stream, of the time judged.
     pub fn micros_per_kib(&self) -> f64 {
-        self.seconds * 1e6 / (self.bytes as f64 / 1024.0)
+        self.time() * 1e6 / (self.bytes as f64 / 1024.0)
     }
 
     fn timed(&self) -> bool {
-        self.seconds >= MIN_TIMED.as_secs_f64()
+        self.time() >= MIN_TIMED.as_secs_f64()
     }
 }
 
@@ -130,7 +154,7 @@ impl Series {
     /// The growth exponent from point `a` to point `b`.
     fn growth(&self, a: usize, b: usize) -> f64 {
         let (a, b) = (self.points[a], self.points[b]);
-        (b.seconds / a.seconds).ln() / (b.bytes as f64 / a.bytes as f64).ln()
+        (b.time() / a.time()).ln() / (b.bytes as f64 / a.bytes as f64).ln()
     }
 
     /// The growth over the last doubling of timed sizes, while sizes still grow.
@@ -159,11 +183,16 @@ impl Series {
                     self.points[points[points.len() - 1]],
                 );
                 format!(
-                    "time ∝ size^{exponent:.2} from {} ({:.1} ms) to {} ({:.1} ms) in {}-byte chunks: {}",
+                    "time ∝ size^{exponent:.2} from {} ({:.1} ms) to {} ({:.1} ms{}) in {}-byte chunks: {}",
                     human_bytes(a.bytes),
-                    a.seconds * 1e3,
+                    a.time() * 1e3,
                     human_bytes(b.bytes),
-                    b.seconds * 1e3,
+                    b.time() * 1e3,
+                    if b.cpu_seconds.is_some() {
+                        " of CPU"
+                    } else {
+                        " wall"
+                    },
                     self.chunk_bytes,
                     if self.superlinear() {
                         "superlinear"
@@ -182,14 +211,19 @@ impl Series {
         }
     }
 
-    /// Every size fed, one line each: size, milliseconds, microseconds per KiB.
+    /// Every size fed, one line each: size, milliseconds judged (CPU where known),
+    /// microseconds per KiB, and the wall time beside CPU time.
     pub fn table(&self) -> String {
         let mut out = String::new();
         for point in &self.points {
+            let wall = match point.cpu_seconds {
+                Some(_) => format!(" (wall {:.1} ms)", point.seconds * 1e3),
+                None => " wall".to_owned(),
+            };
             out.push_str(&format!(
-                "{:>9} {:>10.1} ms {:>9.1} µs/KiB\n",
+                "{:>9} {:>10.1} ms {:>9.1} µs/KiB{wall}\n",
                 human_bytes(point.bytes),
-                point.seconds * 1e3,
+                point.time() * 1e3,
                 point.micros_per_kib()
             ));
         }
@@ -223,10 +257,14 @@ pub fn measure(
         points: Vec::new(),
         exponent: None,
     };
+    // What the series has taken on the clock judged: the sizes fed depend on the parser's
+    // own work, not on how loaded the machine is.
+    let mut spent = 0.0;
     let mut bytes = options.start_bytes.max(1);
     loop {
-        let seconds = time(feed, dialect, family, bytes, options)?;
-        series.points.push(Point { bytes, seconds });
+        let point = time(feed, dialect, family, bytes, options)?;
+        spent += point.time();
+        series.points.push(point);
         let suspect = series.last_doubling().is_some_and(|e| e >= SUSPECT);
         let (slow, max_bytes, budget) = if suspect {
             (
@@ -247,7 +285,11 @@ pub fn measure(
         } else {
             slow
         };
-        if seconds >= slow.as_secs_f64() || started.elapsed() >= budget || grown > max_bytes {
+        if point.time() >= slow.as_secs_f64()
+            || spent >= budget.as_secs_f64()
+            || started.elapsed() >= budget.saturating_mul(WALL_CAP)
+            || grown > max_bytes
+        {
             break;
         }
         bytes = grown;
@@ -260,32 +302,36 @@ pub fn measure(
     if series.superlinear()
         && let Some(points) = series.judged_points()
     {
-        let mut fastest = vec![f64::INFINITY; points.len()];
+        let mut fastest: Vec<Option<Point>> = vec![None; points.len()];
         for _ in 0..CONFIRMATIONS {
-            for (k, &index) in points.iter().enumerate() {
+            for (best, &index) in fastest.iter_mut().zip(&points) {
                 let again = time(feed, dialect, family, series.points[index].bytes, options)?;
-                fastest[k] = fastest[k].min(again);
+                if best.is_none_or(|best| again.time() < best.time()) {
+                    *best = Some(again);
+                }
             }
         }
-        for (k, &index) in points.iter().enumerate() {
-            series.points[index].seconds = fastest[k];
+        for (best, &index) in fastest.into_iter().zip(&points) {
+            if let Some(best) = best {
+                series.points[index] = best;
+            }
         }
         series.judge();
     }
     Ok(series)
 }
 
-/// The wall time of one replay of `family` at `bytes`.
+/// One replay of `family` at `bytes`, timed.
 fn time(
     feed: &mut dyn Feed,
     dialect: Dialect,
     family: Family,
     bytes: usize,
     options: &ScalingOptions,
-) -> Result<f64, ReplayError> {
+) -> Result<Point, ReplayError> {
     let stream = family.stream(dialect, bytes);
     let chunks = fixed_size_chunks(&stream, options.chunk_bytes.max(1)).unwrap_or_default();
-    Ok(feed.feed(dialect, &chunks)?.as_secs_f64())
+    Ok(Point::of(bytes, feed.feed(dialect, &chunks)?))
 }
 
 #[cfg(test)]
@@ -296,9 +342,11 @@ mod tests {
     struct Modelled(fn(f64) -> f64);
 
     impl Feed for Modelled {
-        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Timing, ReplayError> {
             let bytes: usize = chunks.iter().map(|c| c.len()).sum();
-            Ok(Duration::from_secs_f64((self.0)(bytes as f64)))
+            Ok(Timing::wall(Duration::from_secs_f64((self.0)(
+                bytes as f64,
+            ))))
         }
     }
 
@@ -386,14 +434,14 @@ mod tests {
     }
 
     impl Feed for Spiky {
-        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Duration, ReplayError> {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Timing, ReplayError> {
             let bytes: usize = chunks.iter().map(|c| c.len()).sum();
             let mut seconds = bytes as f64 / 64.0 * 50e-6;
             if bytes >= self.spike_at && !self.spiked {
                 self.spiked = true;
                 seconds *= 3.0;
             }
-            Ok(Duration::from_secs_f64(seconds))
+            Ok(Timing::wall(Duration::from_secs_f64(seconds)))
         }
     }
 
@@ -408,6 +456,69 @@ mod tests {
             measure(&mut feed, Dialect::Hermes, Family::Prose, &options).expect("modelled");
         assert!(feed.spiked);
         assert!(!series.superlinear(), "{}", series.table());
+    }
+
+    /// Linear work on a machine that gets busier with every replay, as when other jobs start
+    /// while a series runs: the wall clock stretches more for each larger (later) size, the
+    /// CPU time of the parser does not.
+    struct Loading {
+        replays: u32,
+    }
+
+    impl Feed for Loading {
+        fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Timing, ReplayError> {
+            let bytes: usize = chunks.iter().map(|c| c.len()).sum();
+            let cpu = Duration::from_secs_f64(bytes as f64 / 64.0 * 50e-6);
+            self.replays += 1;
+            // Each replay waits 60% longer for a core than the one before.
+            let wall = cpu.mul_f64(1.6f64.powi(self.replays as i32));
+            Ok(Timing {
+                wall,
+                cpu: Some(cpu),
+            })
+        }
+    }
+
+    #[test]
+    fn a_machine_that_gets_busier_does_not_make_a_linear_parser_superlinear() {
+        let mut feed = Loading { replays: 0 };
+        let series = measure(
+            &mut feed,
+            Dialect::Hermes,
+            Family::OneCall,
+            &ScalingOptions::default(),
+        )
+        .expect("modelled");
+        assert!(!series.superlinear(), "{}", series.table());
+        assert!(series.exponent.is_some_and(|e| (e - 1.0).abs() < 0.05));
+        // Judged on the parser's CPU time, the wall times are kept beside it.
+        let last = series.points.last().expect("points");
+        assert!(last.seconds > 2.0 * last.time(), "{}", series.table());
+        assert!(series.table().contains("wall"), "{}", series.table());
+    }
+
+    #[test]
+    fn the_sizes_fed_do_not_depend_on_the_load() {
+        // The same parser on a quiet machine and on one where every replay waits ten times
+        // its work for a core: the same sizes, the same exponent.
+        struct Waits(f64);
+        impl Feed for Waits {
+            fn feed(&mut self, _: Dialect, chunks: &[&str]) -> Result<Timing, ReplayError> {
+                let bytes: usize = chunks.iter().map(|c| c.len()).sum();
+                let cpu = Duration::from_secs_f64(bytes as f64 / 64.0 * 50e-6);
+                Ok(Timing {
+                    wall: cpu.mul_f64(self.0),
+                    cpu: Some(cpu),
+                })
+            }
+        }
+        let options = ScalingOptions::default();
+        let quiet = measure(&mut Waits(1.0), Dialect::Hermes, Family::Prose, &options);
+        let loaded = measure(&mut Waits(10.0), Dialect::Hermes, Family::Prose, &options);
+        let (quiet, loaded) = (quiet.expect("modelled"), loaded.expect("modelled"));
+        let sizes = |s: &Series| s.points.iter().map(|p| p.bytes).collect::<Vec<_>>();
+        assert_eq!(sizes(&quiet), sizes(&loaded));
+        assert_eq!(quiet.exponent, loaded.exponent);
     }
 
     #[test]

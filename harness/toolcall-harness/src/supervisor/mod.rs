@@ -145,6 +145,11 @@ impl Handle<'_> {
         &self.hello
     }
 
+    /// The live process's id; `None` before it starts or after a fault dropped it.
+    pub fn process_id(&self) -> Option<u32> {
+        self.candidate.as_ref().map(Candidate::process_id)
+    }
+
     /// Replays one stream: `begin`, a `chunk` per chunk, `end`.
     pub fn run_stream(
         &mut self,

@@ -437,6 +437,11 @@ impl Candidate {
         }
     }
 
+    /// The candidate's process id (`tch run`'s scaling cases read its CPU time).
+    pub fn process_id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The last 4 KiB of the candidate's standard error.
     pub fn stderr_tail(&self) -> String {
         let tail = self
