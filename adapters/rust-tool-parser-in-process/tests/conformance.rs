@@ -22,6 +22,7 @@ use toolcall_harness::in_process::Check;
 use toolcall_harness::judge::{CaseReport, Status};
 use toolcall_harness::split::SplitOptions;
 use toolcall_harness::triage::Budget;
+use toolcall_harness::wire::Output;
 
 /// The committed protocol run's known failures.
 fn protocol_expect_fail() -> PathBuf {
@@ -63,6 +64,9 @@ fn the_corpus_fails_as_over_the_protocol() {
         .collect();
     std::fs::write(&known, kept).expect("the copy writes");
     let mut check = Check::new(NAME, &ToolParser::dialects(), ToolParser::new)
+        // The candidate's events are the client's reading of the gateway's chunks, as over the
+        // protocol (`"output":"openai-chunks"`): errors are judged on neither side (P5.6).
+        .output(Output::OpenaiChunks)
         .expect_fail(&known)
         // `reports/regenerate`'s `--seed 1`: the same random cuts as the committed run.
         .splits(SplitOptions {
