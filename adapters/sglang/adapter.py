@@ -365,11 +365,16 @@ class Stream:
         reasoning_text = None
         if self.reasoning_parser_name:
             # `ReasoningParser(model_type=..., stream_reasoning=False, force_reasoning=...,
-            # request=request)`; the same `force_reasoning` as the stream's. A raised exception
+            # request=request)`; the same `force_reasoning` as the stream's. Upstream's
+            # `_build_chat_response` (002897c2) passes no `tool_call_parser_active`; the
+            # package's `MuseGlimmerDetector` (the one detector that reads it) documents its
+            # non-streaming `detect_and_parse` for a server that does ("Non-streaming
+            # additionally requires…"), so it is passed as for the stream. A raised exception
             # is a 500 response there; here it is not caught (a crash), as in the stream.
             parser = ReasoningParser(
                 model_type=self.reasoning_parser_name, stream_reasoning=False,
                 force_reasoning=self.force_reasoning, request=None,
+                tool_call_parser_active=self.parser is not None,
             )
             reasoning_text, text = parser.parse_non_stream(text)
         tool_calls = None
