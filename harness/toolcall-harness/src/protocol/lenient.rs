@@ -23,7 +23,9 @@ pub fn repair_lone_surrogates(line: &str) -> Option<(String, Vec<String>)> {
     let mut out = String::with_capacity(line.len());
     let mut halves = Vec::new();
     let (mut copied, mut at) = (0, 0);
-    while let Some(offset) = memchr::memchr(b'\\', &bytes[at..]) {
+    // `at` may pass the end: a text cut after a lone backslash (a call's arguments so far, read
+    // by the wire client's `isParsableJson`, are no whole JSON line) skips two bytes past it.
+    while let Some(offset) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
         at += offset;
         let Some(unit) = escape(at) else {
             at += 2;
@@ -111,5 +113,24 @@ mod tests {
         let (value, note) = read_input_text(&deep);
         assert_eq!(value, not_json(&deep));
         assert!(note.contains("not JSON"), "{note}");
+    }
+
+    #[test]
+    fn a_text_cut_after_a_backslash_is_not_json() {
+        // Arguments streamed so far can end inside an escape (`"C:\` then `\dir"`): the wire
+        // client asks whether that prefix is JSON, and it is not; reading it must not panic
+        // (it did: the scan skipped two bytes past a backslash that ended the text).
+        for text in ["\\", r#"{"path": "C:\"#, r#"{"a": "x\u12"#] {
+            assert_eq!(repair_lone_surrogates(text), None, "{text}");
+            assert_eq!(read_input_text(text).0, not_json(text), "{text}");
+        }
+        // Half a surrogate pair, then the text ends after a backslash: the half is repaired,
+        // the rest is still not JSON.
+        let text = r#"{"a": "\ud83d\"#;
+        assert_eq!(
+            repair_lone_surrogates(text).map(|(_, halves)| halves),
+            Some(vec![r"\ud83d".to_owned()])
+        );
+        assert_eq!(read_input_text(text).0, not_json(text));
     }
 }
