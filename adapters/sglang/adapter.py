@@ -224,6 +224,7 @@ class Stream:
         # without `rid` (`uuid.uuid4().hex`), which every chunk of the stream carries as `id`.
         self.chunk_id = uuid.uuid4().hex
         self.first = True  # `is_firsts[index]`
+        self.ended = False  # the stream ended on an error chunk and `[DONE]`
         self.has_tool_calls = False  # `has_tool_calls[index]`
 
     def sse_content(self, **fields):
@@ -241,9 +242,31 @@ class Stream:
         return sse_data(f"data: {chunk.model_dump_json()}\n\n")
 
     def step(self, text, finish):
-        """One engine step of `_generate_chat_stream` (its role chunk) and
-        `_generate_stream_content`: the chunks the server writes for it, in order."""
+        """One engine step, as `serve_step` writes it; [] once the stream has ended on an
+        error."""
+        return [] if self.ended else self.guarded(lambda chunks: self.serve_step(chunks, text, finish))
+
+    def guarded(self, write):
+        """`_generate_chat_stream`'s `except ValueError as e: if not stream_started: raise;
+        error = self.create_streaming_error_response(str(e)); yield f"data: {error}\\n\\n"`,
+        then `data: [DONE]`: the chunks written before the error, the error chunk, `[DONE]`, and
+        nothing more of the stream. (The role chunk is the first thing written, so the stream
+        has started by the time anything raises.) A `ValueError` is what pydantic's
+        `model_dump_json` raises (`PydanticSerializationError`) for a lone surrogate a detector
+        put in a call's arguments; any other exception is not caught (a crash)."""
         chunks = []
+        try:
+            write(chunks)
+        except ValueError as e:
+            self.ended = True
+            chunks.append(streaming_error_response(str(e)))
+            chunks.append("[DONE]")
+        return chunks
+
+    def serve_step(self, chunks, text, finish):
+        """One engine step of `_generate_chat_stream` (its role chunk) and
+        `_generate_stream_content`: the chunks the server writes for it, in order, appended to
+        `chunks` as they are written."""
         if self.first:
             # "First chunk with role": `build_sse_content(role="assistant", content="")`.
             chunks.append(self.sse_content(role="assistant", content=""))
@@ -266,12 +289,14 @@ class Stream:
         elif delta:
             # "Regular content".
             chunks.append(self.sse_content(content=delta))
-        return chunks
 
     def finish(self):
         """The finishing step, then what `_generate_chat_stream` writes after its loop: the
         finish chunk, the usage chunk, `[DONE]`."""
-        chunks = self.step("", finish=True)
+        return [] if self.ended else self.guarded(self.serve_finish)
+
+    def serve_finish(self, chunks):
+        self.serve_step(chunks, "", finish=True)
         # The model ended its turn: `finish_reason` `{"type": "stop", "matched": <its
         # end-of-turn token id>}`. "Change finish_reason to "tool_calls" if we had tool calls
         # and stopped naturally". `matched_stop` is that token's id, which the adapter does not
@@ -279,7 +304,6 @@ class Stream:
         final_finish_reason = "tool_calls" if self.has_tool_calls else "stop"
         chunks.append(self.sse_content(finish_reason=final_finish_reason, matched_stop=None))
         chunks.extend(self.usage_and_done())
-        return chunks
 
     def usage_and_done(self):
         include_usage, _continuous_usage_stats = should_include_usage(
@@ -358,6 +382,13 @@ class Stream:
     # The non-streaming request (specs/protocol.md P2.11): `_build_chat_response`.
 
     def non_streaming(self, text):
+        """`non_streaming_message`'s chunks; a `ValueError` (a message pydantic cannot
+        serialise: a lone surrogate in a call's arguments) is the server's error response, here
+        an error chunk and `[DONE]` after what was written (the server fails the whole
+        response: a 500)."""
+        return self.guarded(lambda chunks: chunks.extend(self.non_streaming_message(text)))
+
+    def non_streaming_message(self, text):
         """The whole reply through the server's non-streaming path, `_build_chat_response`:
         the reasoning parser's `parse_non_stream`, then `_process_tool_calls`; its `message`
         written as the chunks a server writes for that message streamed whole (README.md
@@ -434,6 +465,13 @@ class Stream:
                 logging.getLogger(__name__).error(f"Tool call parsing error: {e}")
                 return None, text, finish_reason
         return None, text, finish_reason
+
+
+def streaming_error_response(message, err_type="BadRequestError", status_code=400):
+    """Upstream `OpenAIServingBase.create_streaming_error_response` (not in the package):
+    `json.dumps({"error": ErrorResponse(message, type, code).model_dump()})`."""
+    error = {"object": "error", "message": message, "type": err_type, "param": None, "code": status_code}
+    return json.dumps({"error": error})
 
 
 def reproduction():
