@@ -108,6 +108,17 @@ class Reproduction(unittest.TestCase):
         self.assertEqual(json.loads(rest["function"]["arguments"]), {"city": "Paris"})
         self.assertEqual(chunks[-2]["choices"][0]["finish_reason"], "tool_calls")
 
+    def test_a_value_pydantic_cannot_write_ends_the_stream_as_the_server_does(self):
+        # A lone surrogate in a call's arguments: `model_dump_json` raises a ValueError, and
+        # `_generate_chat_stream` writes an error chunk and `[DONE]`; nothing follows.
+        begin = {"op": "begin", "stream": "s", "dialect": "hermes", "prefill": "", "tools": self.TOOLS}
+        reply = '<tool_call>{"name": "get_weather", "arguments": {"city": "\\ud800"}}</tool_call>'
+        lines = self.run_adapter([begin, {"op": "chunk", "stream": "s", "text": reply},
+                                  {"op": "chunk", "stream": "s", "text": "more"}, {"op": "end", "stream": "s"}])
+        self.assertEqual(lines[-2:], ["[DONE]", '{"type":"done"}'])
+        self.assertIn("surrogates not allowed", json.loads(lines[-3])["error"]["message"])
+        self.assertEqual(lines.count("[DONE]"), 1)
+
     def test_it_renders_and_runs(self):
         template = self.hello()["reproduction"]["template"]
         # A registry tool, and a tool the stream calls that the registry lacks (P2.2: `{}`).
