@@ -13,7 +13,8 @@ answers with the OpenAI `chat.completion.chunk` objects the server writes (hello
 (`build_sse_content`, the pydantic `ChatCompletionStreamResponse`). tch reads them as a client
 does and judges the chunks against specs/wire.md. The non-streaming request (P2.11, hello
 `"nonStreaming":true`) goes through the server's non-streaming path (`_build_chat_response`:
-`ReasoningParser.parse_non_stream`, `_process_tool_calls`). The adapter never fixes the
+`ReasoningParser.parse_non_stream`, `_process_tool_calls`) and is answered with the
+`chat.completion` object the server writes (`ChatCompletionResponse`, P5.7). The adapter never fixes the
 parsers: see README.md for the mapping and every choice made.
 
     python3 -m venv adapters/sglang/.venv
@@ -44,7 +45,10 @@ if "transformers" not in sys.modules:
     sys.modules["transformers"] = _stub
 
 from llm_router_utils.sglang.srt.entrypoints.openai.protocol import (  # noqa: E402
+    ChatCompletionResponse,
+    ChatCompletionResponseChoice,
     ChatCompletionResponseStreamChoice,
+    ChatMessage,
     ChatCompletionStreamResponse,
     DeltaMessage,
     Function,
@@ -382,17 +386,23 @@ class Stream:
     # The non-streaming request (specs/protocol.md P2.11): `_build_chat_response`.
 
     def non_streaming(self, text):
-        """`non_streaming_message`'s chunks; a `ValueError` (a message pydantic cannot
-        serialise: a lone surrogate in a call's arguments) is the server's error response, here
-        an error chunk and `[DONE]` after what was written (the server fails the whole
-        response: a 500)."""
-        return self.guarded(lambda chunks: chunks.extend(self.non_streaming_message(text)))
+        """The server's answer to the request without `"stream": true`: the
+        `ChatCompletionResponse` of `non_streaming_message`, as the one line of its JSON body
+        (P5.7). Serialising it raises a `ValueError` (`PydanticSerializationError`) for a lone
+        surrogate a detector put in a call's arguments; upstream the response object is
+        serialised by FastAPI after `handle_request` returned it, where nothing catches the
+        error: Starlette answers `500 Internal Server Error` (plain text), written here as the
+        error object a client reads from it."""
+        response = self.non_streaming_message(text)
+        try:
+            return response.model_dump_json()
+        except ValueError:
+            return json.dumps({"error": {"message": "Internal Server Error", "type": "InternalServerError", "code": 500}})
 
     def non_streaming_message(self, text):
         """The whole reply through the server's non-streaming path, `_build_chat_response`:
-        the reasoning parser's `parse_non_stream`, then `_process_tool_calls`; its `message`
-        written as the chunks a server writes for that message streamed whole (README.md
-        § The non-streaming request)."""
+        the reasoning parser's `parse_non_stream`, then `_process_tool_calls`; the
+        `ChatCompletionResponse` it returns (README.md § The non-streaming request)."""
         reasoning_text = None
         if self.reasoning_parser_name:
             # `ReasoningParser(model_type=..., stream_reasoning=False, force_reasoning=...,
@@ -413,27 +423,21 @@ class Stream:
         if self.tools:  # request.tool_choice != "none" and request.tools and self.tool_call_parser
             tool_calls, text, finish_reason = self.process_tool_calls(text, finish_reason)
         # `ChatMessage(role="assistant", content=text if text else "", tool_calls=tool_calls,
-        # reasoning_content=reasoning_text if reasoning_text else None)`.
-        content = text if text else ""
-        reasoning_content = reasoning_text if reasoning_text else None
-        chunks = [self.sse_content(role="assistant", content="")]
-        if reasoning_content:
-            chunks.append(self.sse_content(reasoning_content=reasoning_content))
-        if content:
-            chunks.append(self.sse_content(content=content))
-        for tool_call in tool_calls or []:
-            # A call's first delta: id, type, name and `""` arguments; then its arguments.
-            head = ToolCall(
-                id=tool_call.id, index=tool_call.index,
-                function=FunctionResponse(name=tool_call.function.name, arguments=""),
-            )
-            chunks.append(self.stream_response(DeltaMessage(tool_calls=[head])))
-            if tool_call.function.arguments:
-                rest = ToolCall(index=tool_call.index, function=FunctionResponse(arguments=tool_call.function.arguments))
-                chunks.append(self.stream_response(DeltaMessage(tool_calls=[rest])))
-        chunks.append(self.sse_content(finish_reason=finish_reason["type"], matched_stop=finish_reason.get("matched")))
-        chunks.extend(self.usage_and_done())
-        return chunks
+        # reasoning_content=reasoning_text if reasoning_text else None)`, the choice with the
+        # finish reason's type and `matched_stop` (the end-of-turn token's id, unknown here:
+        # null), and the response (`usage`: no tokenizer, no counts; `metadata` left out).
+        message = ChatMessage(
+            role="assistant", content=text if text else "", tool_calls=tool_calls,
+            reasoning_content=reasoning_text if reasoning_text else None,
+        )
+        choice = ChatCompletionResponseChoice(
+            index=0, message=message, finish_reason=finish_reason["type"], matched_stop=finish_reason.get("matched"),
+        )
+        usage = UsageProcessor.calculate_response_usage(
+            [{"meta_info": {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}}],
+            n_choices=1, enable_cache_report=False,
+        )
+        return ChatCompletionResponse(id=self.chunk_id, created=int(time.time()), model=MODEL, choices=[choice], usage=usage)
 
     def process_tool_calls(self, text, finish_reason):
         """The package's `OpenAIServingChat._process_tool_calls` for `tool_choice` `auto` (the
@@ -520,8 +524,7 @@ def serve(hello):
             send({"type": "done"})
             stream = None
         elif op == "non-streaming":
-            for chunk in stream.non_streaming(request["text"]):
-                send_line(chunk)
+            send_line(stream.non_streaming(request["text"]))
             send({"type": "done"})
             stream = None
         elif op == "bye":

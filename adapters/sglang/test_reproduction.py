@@ -1,6 +1,7 @@
 """The reproduction the adapter's hello carries (specs/protocol.md P2.8): it renders to a
 program that runs on the installed package and prints the parsers' own results. And the
-adapter's answers: OpenAI chunks (§5) for a stream and for the non-streaming request (P2.11).
+adapter's answers: OpenAI chunks (§5) for a stream, the `chat.completion` object for the
+non-streaming request (P2.11, P5.7).
 
     adapters/sglang/.venv/bin/python -m unittest discover -s adapters/sglang -p 'test_*.py'
 """
@@ -93,20 +94,30 @@ class Reproduction(unittest.TestCase):
         self.assertEqual(chunks[-1]["choices"], [])
         self.assertIn("usage", chunks[-1])
 
-    def test_the_non_streaming_request_is_answered_in_chunks(self):
+    def test_the_non_streaming_request_is_answered_with_the_completion_object(self):
+        # P5.7: `_build_chat_response`'s ChatCompletionResponse, one line, then done.
         begin = {"op": "begin", "stream": "s", "dialect": "hermes", "prefill": "<think>\n", "tools": self.TOOLS}
         lines = self.run_adapter([begin, {"op": "non-streaming", "stream": "s", "text": "".join(self.REPLY)}])
-        self.assertEqual(lines[-2:], ["[DONE]", '{"type":"done"}'])
-        self.assertNotIn('{"type":"sync"}', lines)
-        chunks = [json.loads(line) for line in lines if line.startswith('{"id"')]
-        deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
-        self.assertEqual(deltas[1]["reasoning_content"], "a plan")
-        self.assertEqual(deltas[2]["content"], "Sure.")
-        head, rest = deltas[3]["tool_calls"][0], deltas[4]["tool_calls"][0]
-        self.assertEqual((head["index"], head["function"]["name"], head["function"]["arguments"]),
-                         (0, "get_weather", ""))
-        self.assertEqual(json.loads(rest["function"]["arguments"]), {"city": "Paris"})
-        self.assertEqual(chunks[-2]["choices"][0]["finish_reason"], "tool_calls")
+        self.assertEqual(len(lines), 2, lines)  # the object, done
+        self.assertEqual(lines[-1], '{"type":"done"}')
+        response = json.loads(lines[0])
+        self.assertEqual(response["object"], "chat.completion")
+        choice = response["choices"][0]
+        self.assertEqual((choice["index"], choice["finish_reason"]), (0, "tool_calls"))
+        message = choice["message"]
+        self.assertEqual((message["role"], message["reasoning_content"]), ("assistant", "a plan"))
+        self.assertEqual(message["content"], "Sure.")
+        call = message["tool_calls"][0]
+        self.assertEqual((call["index"], call["type"], call["function"]["name"]), (0, "function", "get_weather"))
+        self.assertEqual(json.loads(call["function"]["arguments"]), {"city": "Paris"})
+
+    def test_a_response_pydantic_cannot_write_is_the_servers_500(self):
+        begin = {"op": "begin", "stream": "s", "dialect": "hermes", "prefill": "", "tools": self.TOOLS}
+        reply = '<tool_call>{"name": "get_weather", "arguments": {"city": "\\ud800"}}</tool_call>'
+        lines = self.run_adapter([begin, {"op": "non-streaming", "stream": "s", "text": reply}])
+        self.assertEqual(json.loads(lines[0]), {"error": {
+            "message": "Internal Server Error", "type": "InternalServerError", "code": 500}})
+        self.assertEqual(lines[1:], ['{"type":"done"}'])
 
     def test_a_value_pydantic_cannot_write_ends_the_stream_as_the_server_does(self):
         # A lone surrogate in a call's arguments: `model_dump_json` raises a ValueError, and

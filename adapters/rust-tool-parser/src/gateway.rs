@@ -1,8 +1,8 @@
 //! One chat completion as the SMG gateway's gRPC router serves it, with the crates
 //! `reasoning-parser` and `tool-parser` 1.10.0: streamed, the `chat.completion.chunk` objects it
 //! writes (role chunk, content / reasoning / tool-call chunks, finish chunk, usage chunk), built
-//! with the gateway's own chunk builder (`openai-protocol`); not streamed, its `message` parsed
-//! as its non-streaming handler parses it (`Stream::non_streaming`).
+//! with the gateway's own chunk builder (`openai-protocol`); not streamed, the
+//! `chat.completion` object its non-streaming handler builds (`Stream::non_streaming`).
 //!
 //! Mirrors `model_gateway/src/routers/grpc/regular/streaming.rs` of smg-project/smg (the
 //! version that flushes the reasoning parser at EOF and the tool parser's unstreamed text, the
@@ -17,8 +17,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use openai_protocol::{
     builders::ChatCompletionStreamResponseBuilder,
-    chat::ChatCompletionStreamResponse,
-    common::{FunctionCallDelta, Tool, ToolCallDelta, Usage},
+    chat::{ChatChoice, ChatCompletionMessage, ChatCompletionResponse, ChatCompletionStreamResponse},
+    common::{FunctionCallDelta, FunctionCallResponse, Tool, ToolCall, ToolCallDelta, Usage},
 };
 use reasoning_parser::{ParserResult, ReasoningParser};
 use tool_parser::{StreamingParseResult, ToolParser};
@@ -205,8 +205,8 @@ impl Stream {
 
     /// The gateway's non-streaming chat path for the whole reply `text`
     /// (`routers/grpc/regular/processor.rs`, `process_non_streaming_chat_response` and
-    /// `process_single_choice`, with `parse_tool_calls`), its `message` written as the chunks a
-    /// correct server streams for it (README, "The non-streaming request").
+    /// `process_single_choice`, with `parse_tool_calls`): the `chat.completion` object it
+    /// answers with (README, "The non-streaming request").
     ///
     /// Step 1: a fresh reasoning parser (`create_reasoning_parser`, the configured name or the
     /// model's), `mark_reasoning_started()` when the template opened thinking (that path does
@@ -214,10 +214,11 @@ impl Stream {
     /// error leaves the text as it was. Step 2: with tools declared and no `tool_choice`, the
     /// tool parser's `parse_complete_with_tools(text, tools)`: its normal text replaces the text
     /// (calls or not), its calls get `generate_tool_call_id(model, name, index, 0)`; an error
-    /// leaves the text and gives no call. Step 3: `finish_reason` `tool_calls` when there are
-    /// calls, else the engine's `stop`. Step 5: `content` is `None` when the text left is blank
+    /// leaves the text and gives no call, and so does an empty list of calls (`tool_calls`
+    /// `None`). Step 3: `finish_reason` `tool_calls` when there are calls, else the engine's
+    /// `stop`. Step 5: `content` is `None` when the text left is blank
     /// (`normalize_assistant_content`).
-    pub fn non_streaming(&mut self, text: &str) -> Vec<ChatCompletionStreamResponse> {
+    pub fn non_streaming(&mut self, text: &str) -> ChatCompletionResponse {
         let mut processed = text.to_owned();
         let mut reasoning_text = None;
         if self.reasoning_available {
@@ -241,7 +242,7 @@ impl Stream {
                 }
             }
         }
-        let mut tool_calls = Vec::new();
+        let mut tool_calls: Vec<ToolCall> = Vec::new();
         if self.tool_available {
             // `utils::get_tool_parser` (a pooled parser of the model's kind; `parse_complete`
             // takes `&self`, so a fresh one reads the same).
@@ -255,15 +256,19 @@ impl Stream {
                         tool_calls = calls
                             .into_iter()
                             .enumerate()
-                            .map(|(index, call)| {
-                                let id = generate_tool_call_id(
+                            .map(|(index, call)| ToolCall {
+                                id: generate_tool_call_id(
                                     self.model,
                                     &call.function.name,
                                     index,
                                     0,
                                     &mut self.ids,
-                                );
-                                (id, call.function.name, call.function.arguments)
+                                ),
+                                tool_type: "function".to_owned(),
+                                function: FunctionCallResponse {
+                                    name: call.function.name,
+                                    arguments: Some(call.function.arguments),
+                                },
                             })
                             .collect();
                     }
@@ -271,65 +276,39 @@ impl Stream {
                 }
             }
         }
-        let content = (!processed.trim().is_empty()).then_some(processed);
-
-        // The message as a stream: the role chunk; the reasoning, then the content (the message
-        // keeps no order between its text and its calls; a server streams text first); each
-        // call as a first delta with its `id`, `type`, `name` and `arguments: ""`, then one with
-        // its arguments; the finish chunk; the usage chunk.
-        let mut out = vec![self.builder().add_choice_role(0, "assistant").build()];
-        if let Some(reasoning) = reasoning_text {
-            out.push(self.builder().add_choice_reasoning(0, reasoning).build());
-        }
-        if let Some(content) = content {
-            out.push(
-                self.builder()
-                    .add_choice_content_with_logprobs(0, content, None)
-                    .build(),
-            );
-        }
-        let finish_reason = if tool_calls.is_empty() {
-            "stop"
-        } else {
+        // `parse_tool_calls`: no call is `None`; a call turns the engine's `stop` into
+        // `tool_calls`.
+        let tool_calls = (!tool_calls.is_empty()).then_some(tool_calls);
+        let finish_reason = if tool_calls.is_some() {
             "tool_calls"
+        } else {
+            "stop"
         };
-        for (index, (id, name, arguments)) in tool_calls.into_iter().enumerate() {
-            let first = ToolCallDelta {
-                index: index as u32,
-                id: Some(id),
-                tool_type: Some("function".to_owned()),
-                function: Some(FunctionCallDelta {
-                    name: Some(name),
-                    arguments: Some(String::new()),
-                }),
-            };
-            out.push(self.builder().add_choice_tool_call_delta(0, first).build());
-            let rest = ToolCallDelta {
-                index: index as u32,
-                id: None,
-                tool_type: None,
-                function: Some(FunctionCallDelta {
-                    name: None,
-                    arguments: Some(arguments),
-                }),
-            };
-            out.push(self.builder().add_choice_tool_call_delta(0, rest).build());
-        }
-        out.push(
-            self.builder()
-                .add_choice_finish_reason(0, finish_reason, None)
-                .build(),
-        );
-        out.push(
-            self.builder()
-                .usage(
-                    Usage::from_counts(0, 1)
-                        .with_cached_tokens(0)
-                        .with_reasoning_tokens(0),
-                )
-                .build(),
-        );
-        out
+        let message = ChatCompletionMessage {
+            role: "assistant".to_owned(),
+            content: (!processed.trim().is_empty()).then_some(processed),
+            refusal: None,
+            annotations: Vec::new(),
+            tool_calls,
+            reasoning_content: reasoning_text,
+        };
+        let choice = ChatChoice {
+            index: 0,
+            message,
+            logprobs: None,
+            finish_reason: Some(finish_reason.to_owned()),
+            matched_stop: None,
+            hidden_states: None,
+        };
+        ChatCompletionResponse::builder(REQUEST_ID, self.model)
+            .created(self.created)
+            .choices(vec![choice])
+            .usage(
+                Usage::from_counts(0, 1)
+                    .with_cached_tokens(0)
+                    .with_reasoning_tokens(0),
+            )
+            .build()
     }
 
     /// The body of Phase 2's loop for one pending text: `Some(delta)` for an engine chunk,
@@ -476,6 +455,13 @@ pub fn wire_line(chunk: &ChatCompletionStreamResponse) -> String {
     serde_json::to_string(chunk).unwrap_or_else(|_| r#"{"error":"serialization_failed"}"#.into())
 }
 
+/// The non-streaming answer's body as one line (`specs/protocol.md` P5.7): the gateway's
+/// `Json(response)` (serde_json cannot fail on these types: strings, numbers, no maps with
+/// non-string keys).
+pub fn completion_line(response: &ChatCompletionResponse) -> String {
+    serde_json::to_string(response).unwrap_or_default()
+}
+
 /// `utils::generate_tool_call_id`: Kimi-K3 `{name}_{n}`, Kimi-K2 `functions.{name}:{n}`
 /// (n = history count + tool index), others `call_` and 24 hex digits of a UUID v7.
 fn generate_tool_call_id(
@@ -619,28 +605,25 @@ mod tests {
             ));
     }
 
-    /// Not streamed: the message of `parse_complete_with_tools`, written as a stream.
+    /// Not streamed: the `chat.completion` object of `parse_complete_with_tools`.
     #[test]
-    fn the_non_streaming_message_as_chunks() {
-        let chunks = lines(&stream("hermes").non_streaming(
+    fn the_non_streaming_answer_is_the_completion_object() {
+        let response = stream("hermes").non_streaming(
             "Sure.<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
-        ));
-        let deltas: Vec<&Value> = chunks.iter().map(|c| &c["choices"][0]["delta"]).collect();
-        assert_eq!(*deltas[0], serde_json::json!({"role": "assistant"}));
-        assert_eq!(*deltas[1], serde_json::json!({"content": "Sure."}));
-        assert_eq!(
-            deltas[2]["tool_calls"][0]["function"]["name"],
-            "get_weather"
         );
-        assert_eq!(deltas[2]["tool_calls"][0]["function"]["arguments"], "");
-        let arguments: Value = serde_json::from_str(
-            deltas[3]["tool_calls"][0]["function"]["arguments"]
-                .as_str()
-                .unwrap(),
-        )
-        .unwrap();
+        let response: Value = serde_json::from_str(&completion_line(&response)).unwrap();
+        assert_eq!(response["object"], "chat.completion");
+        let choice = &response["choices"][0];
+        assert_eq!(choice["finish_reason"], "tool_calls");
+        let message = &choice["message"];
+        assert_eq!(message["role"], "assistant");
+        assert_eq!(message["content"], "Sure.");
+        let call = &message["tool_calls"][0];
+        assert_eq!(call["type"], "function");
+        assert_eq!(call["function"]["name"], "get_weather");
+        let arguments: Value =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
         assert_eq!(arguments, serde_json::json!({"city": "Paris"}));
-        assert_eq!(chunks[4]["choices"][0]["finish_reason"], "tool_calls");
-        assert_eq!(chunks[5]["choices"], serde_json::json!([]));
+        assert!(response["usage"].is_object());
     }
 }

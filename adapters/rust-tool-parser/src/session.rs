@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::{
     dialects,
-    gateway::{wire_line, Stream},
+    gateway::{completion_line, wire_line, Stream},
     DONE,
 };
 
@@ -89,15 +89,17 @@ impl Session {
         self.lines(&chunks, true)
     }
 
-    /// The protocol's `non-streaming` request: the gateway's non-streaming parse of the whole
-    /// reply, its message written as chunks, then `[DONE]` (README).
+    /// The protocol's `non-streaming` request: the gateway's non-streaming answer, one
+    /// `chat.completion` object (README; `specs/protocol.md` P5.7).
     pub fn non_streaming(&mut self, text: &str) -> Vec<String> {
-        let chunks = self
-            .gateway
-            .as_mut()
-            .map(|gateway| gateway.non_streaming(text))
-            .unwrap_or_default();
-        self.lines(&chunks, true)
+        let Some(gateway) = self.gateway.as_mut() else {
+            return Vec::new();
+        };
+        let line = completion_line(&gateway.non_streaming(text));
+        if self.trace {
+            eprintln!("{line}");
+        }
+        vec![line]
     }
 
     fn lines(&self, chunks: &[ChatCompletionStreamResponse], done: bool) -> Vec<String> {

@@ -113,21 +113,23 @@ impl Server<'_> {
                 }
             }
             Request::Chunk { stream, text } => {
-                self.feed(&stream, "sync", |parser, out| parser.push(&text, out))
+                self.feed(&stream, Closing::Sync, |parser, out| parser.push(&text, out))
             }
             Request::End { stream } => {
-                let lines = self.feed(&stream, "done", |parser, out| parser.finish(out));
+                let lines = self.feed(&stream, Closing::Done, |parser, out| parser.finish(out));
                 // Whether `feed` wrote events or chunks, the stream is over.
                 self.stream = None;
                 lines
             }
             // The reference has one path: the whole reply pushed at once, then finished
-            // (P2.11). Its answer equals the streamed one by construction.
+            // (P2.11). Its answer equals the streamed one by construction; as chunks' server,
+            // it writes one `chat.completion` object (P5.7).
             Request::NonStreaming { stream, text } => {
-                let lines = self.feed(&stream, "done", |parser, out| {
+                let whole = |parser: &mut dyn StreamParser, out: &mut Vec<Event>| {
                     parser.push(&text, out);
                     parser.finish(out);
-                });
+                };
+                let lines = self.feed(&stream, Closing::Whole, whole);
                 self.stream = None;
                 lines
             }
@@ -147,7 +149,7 @@ impl Server<'_> {
     fn feed(
         &mut self,
         stream: &str,
-        closing: &str,
+        closing: Closing,
         step: impl FnOnce(&mut dyn StreamParser, &mut Vec<Event>),
     ) -> Vec<String> {
         let mut lines = Vec::new();
@@ -155,19 +157,24 @@ impl Server<'_> {
             Some((id, parser, writer)) if id == stream => {
                 let mut events = Vec::new();
                 step(parser.as_mut(), &mut events);
-                match self.answer {
-                    Output::Events => lines.extend(events.iter().map(Event::to_json_line)),
-                    Output::OpenaiChunks => {
+                match (self.answer, closing) {
+                    (Output::Events, _) => lines.extend(events.iter().map(Event::to_json_line)),
+                    (Output::OpenaiChunks, Closing::Sync) => lines.extend(writer.events(&events)),
+                    (Output::OpenaiChunks, Closing::Done) => {
                         lines.extend(writer.events(&events));
-                        if closing == "done" {
-                            lines.extend(writer.finish());
-                        }
+                        lines.extend(writer.finish());
+                    }
+                    (Output::OpenaiChunks, Closing::Whole) => {
+                        lines.push(ChunkWriter::completion(&events));
                     }
                 }
             }
             _ => lines.push(error_line(format!("no stream \"{stream}\" was begun"))),
         }
-        lines.push(control_line(closing));
+        lines.push(control_line(match closing {
+            Closing::Sync => "sync",
+            Closing::Done | Closing::Whole => "done",
+        }));
         lines
     }
 
@@ -200,6 +207,15 @@ impl Server<'_> {
         self.tools = Some((tools, Arc::clone(&registry)));
         Ok(registry)
     }
+}
+
+/// How a request's answer ends: a `chunk`'s (`sync`), a stream's `end` (`done`), or a
+/// `non-streaming` request's (`done`; for a chunks server, one `chat.completion` object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closing {
+    Sync,
+    Done,
+    Whole,
 }
 
 fn error_line(error_text: String) -> String {
