@@ -17,7 +17,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use openai_protocol::{
     builders::ChatCompletionStreamResponseBuilder,
-    chat::{ChatChoice, ChatCompletionMessage, ChatCompletionResponse, ChatCompletionStreamResponse},
+    chat::{
+        ChatChoice, ChatCompletionMessage, ChatCompletionResponse, ChatCompletionStreamResponse,
+    },
     common::{FunctionCallDelta, FunctionCallResponse, Tool, ToolCall, ToolCallDelta, Usage},
 };
 use reasoning_parser::{ParserResult, ReasoningParser};

@@ -112,9 +112,9 @@ impl Server<'_> {
                     Err(reason) => vec![error_line(reason)],
                 }
             }
-            Request::Chunk { stream, text } => {
-                self.feed(&stream, Closing::Sync, |parser, out| parser.push(&text, out))
-            }
+            Request::Chunk { stream, text } => self.feed(&stream, Closing::Sync, |parser, out| {
+                parser.push(&text, out)
+            }),
             Request::End { stream } => {
                 let lines = self.feed(&stream, Closing::Done, |parser, out| parser.finish(out));
                 // Whether `feed` wrote events or chunks, the stream is over.

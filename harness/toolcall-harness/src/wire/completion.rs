@@ -40,14 +40,20 @@ impl CompletionReader {
         self.lines += 1;
         self.breach(
             Rule::CompletionObject,
-            format!("line {} is [DONE], which only a stream ends with", self.lines),
+            format!(
+                "line {} is [DONE], which only a stream ends with",
+                self.lines
+            ),
         );
     }
 
     /// The answer's end: the breaches, each rule's first.
     pub fn finish(mut self) -> Vec<Breach> {
         if self.lines == 0 {
-            self.breach(Rule::CompletionObject, "no chat.completion object".to_owned());
+            self.breach(
+                Rule::CompletionObject,
+                "no chat.completion object".to_owned(),
+            );
         }
         self.breaches
     }
@@ -156,10 +162,15 @@ pub fn read(completion: &Value) -> (Vec<Value>, Vec<Breach>) {
         let id = call["id"]
             .as_str()
             .map_or_else(|| format!("generated-{i}"), str::to_owned);
-        events.push(json!({"type": "tool-call", "toolCallId": id, "toolName": name, "input": arguments}));
+        events.push(
+            json!({"type": "tool-call", "toolCallId": id, "toolName": name, "input": arguments}),
+        );
     }
     match choice["finish_reason"].as_str() {
-        None => breach(Rule::FinishOnce, "the choice has no finish_reason".to_owned()),
+        None => breach(
+            Rule::FinishOnce,
+            "the choice has no finish_reason".to_owned(),
+        ),
         Some(reason) => {
             if let Some(wrong) = wrong_finish_reason(reason, calls.len()) {
                 breach(Rule::FinishReason, format!("the choice {wrong}"));

@@ -98,7 +98,11 @@ impl ChunkWriter {
                 _ => {}
             }
         }
-        let reason = if calls.is_empty() { "stop" } else { "tool_calls" };
+        let reason = if calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
         let mut message = json!({"role": "assistant", "content": content});
         if !reasoning.is_empty() {
             message["reasoning_content"] = json!(reasoning);

@@ -61,7 +61,10 @@ fn a_wrong_object_breaks_w8_1() {
     completion["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] =
         json!({"city": "Paris"});
     let (events, breaches) = read(&completion);
-    assert_eq!(breaches.iter().map(|b| b.rule).collect::<Vec<_>>(), [Rule::CompletionObject]);
+    assert_eq!(
+        breaches.iter().map(|b| b.rule).collect::<Vec<_>>(),
+        [Rule::CompletionObject]
+    );
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["type"], "error");
     // No choice at all.
@@ -117,7 +120,10 @@ fn the_stream_rules_a_message_breaks() {
     // W2.1: a second choice.
     let mut completion = right();
     let second = completion["choices"][0].clone();
-    completion["choices"].as_array_mut().expect("choices").push(second);
+    completion["choices"]
+        .as_array_mut()
+        .expect("choices")
+        .push(second);
     assert_eq!(broken(&completion), [Rule::OneChoice]);
 }
 
