@@ -106,6 +106,15 @@ impl Stream {
         })
     }
 
+    /// `utils::create_reasoning_parser(factory, configured, model)`: the configured parser by
+    /// name (falling back to the model's), else `create_for_model`.
+    fn create_reasoning_parser(&self) -> Option<Box<dyn ReasoningParser>> {
+        let registry = self.reasoning_factory.registry();
+        self.configured_reasoning
+            .and_then(|name| registry.create_parser(name))
+            .or_else(|| registry.create_for_model(self.model))
+    }
+
     /// `ChatCompletionStreamResponse::builder(request_id, model).created(created)`, as every
     /// chunk of the gateway's stream starts (`maybe_system_fingerprint(None)`: no weight
     /// version is configured, so no `system_fingerprint`).
@@ -224,12 +233,7 @@ impl Stream {
         let mut processed = text.to_owned();
         let mut reasoning_text = None;
         if self.reasoning_available {
-            let registry = self.reasoning_factory.registry();
-            let parser = self
-                .configured_reasoning
-                .and_then(|name| registry.create_parser(name))
-                .or_else(|| registry.create_for_model(self.model));
-            if let Some(mut parser) = parser {
+            if let Some(mut parser) = self.create_reasoning_parser() {
                 if self.thinking_override {
                     parser.mark_reasoning_started();
                 }
@@ -354,14 +358,7 @@ impl Stream {
         text: Option<&str>,
     ) -> (String, Option<ChatCompletionStreamResponse>, bool) {
         if self.reasoning.is_none() {
-            // utils::create_reasoning_parser(factory, configured, model): the configured
-            // parser by name (falling back to the model's), else create_for_model.
-            let registry = self.reasoning_factory.registry();
-            let parser = self
-                .configured_reasoning
-                .and_then(|name| registry.create_parser(name))
-                .or_else(|| registry.create_for_model(self.model));
-            if let Some(mut parser) = parser {
+            if let Some(mut parser) = self.create_reasoning_parser() {
                 if self.thinking_override {
                     parser.mark_reasoning_started();
                     // `think_in_prefill`: the opener was in the prompt.
