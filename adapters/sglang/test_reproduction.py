@@ -1,6 +1,6 @@
 """The reproduction the adapter's hello carries (specs/protocol.md P2.8): it renders to a
 program that runs on the installed package and prints the parsers' own results. And the
-adapter's answers: OpenAI chunks (§5) for a stream, the `chat.completion` object for the
+adapter's answers: OpenAI chunks (`specs/protocol.md` §5) for a stream, the `chat.completion` object for the
 non-streaming request (P2.11, P5.7).
 
     adapters/sglang/.venv/bin/python -m unittest discover -s adapters/sglang -p 'test_*.py'

@@ -1,6 +1,6 @@
 //! A server's non-streaming answer (`specs/protocol.md` P5.7): one `chat.completion` object,
 //! read as the AI SDK's `doGenerate` reads a response body (`specs/wire.md` W0.4) and judged
-//! against the non-streaming response's rules (`specs/wire.md` §3: W8.*, and W2.1, W4.6,
+//! against the non-streaming response's rules (`specs/wire.md` §3: W8.1 to W8.4, and W2.1, W4.6,
 //! W5.2, W6.1, W6.2, which a message breaks as a stream does).
 
 use serde_json::{Value, json};
