@@ -76,8 +76,8 @@ fn main() -> io::Result<()> {
                         "protocol": 1,
                         "name": NAME,
                         "dialects": names,
-                        // The gateway's chunks, as it writes them (`specs/protocol.md`
-                        // §5), and its non-streaming chat path (P2.11).
+                        // The gateway's chunks, as it writes them
+                        // (`specs/protocol.md` §5), and its non-streaming chat path (P2.11).
                         "output": "openai-chunks",
                         "nonStreaming": true,
                         "reproduction": reproduction(),
