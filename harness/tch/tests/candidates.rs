@@ -187,11 +187,12 @@ fn each_wire_example_gets_the_wire_verdict_naming_its_rule() {
         ("wire_no_finish_reason", &["W6.1"], &["wire"]),
         ("wire_stop_after_calls", &["W6.2"], &["wire"]),
         ("wire_usage_first", &["W7.1"], &["wire"]),
-        // The non-streaming answer (P5.7): the client refuses the whole message.
+        // The non-streaming answer (P5.7): the client refuses the whole message, so that
+        // replay has neither the text nor the call of the streamed one.
         (
             "wire_completion_arguments_object",
             &["W8.1"],
-            &["wire", "non-streaming-differs"],
+            &["wire", "non-streaming-differs", "missing-call", "lost-text"],
         ),
     ];
     for (example, rules, expected) in examples {
