@@ -265,7 +265,7 @@ impl<'a> Work<'a> {
             ),
             count: 0,
         };
-        let mut chunkings = plan(&case.stream, &self.options.splits);
+        let mut chunkings = plan(&case.stream, &markers, &self.options.splits);
         if hello.non_streaming {
             // R2.3: last, whatever the budget, so that a fault of the non-streaming path
             // (which stops the case's replays) hides none of the streamed ones.
