@@ -25,6 +25,7 @@ mod minimax_m3;
 mod mistral;
 mod olmo3;
 mod output;
+mod poolside;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
@@ -131,6 +132,8 @@ dialects! {
     MinimaxM3 => minimax_m3::DIALECT,
     /// Olmo 3: `<function_calls>get_weather(city="Paris")\nget_time()</function_calls>`, `<think>`.
     Olmo3 => olmo3::DIALECT,
+    /// poolside Laguna: GLM-4.7's calls (with or without line breaks), Laguna's prompts.
+    Poolside => poolside::DIALECT,
 }
 
 impl Dialect {
