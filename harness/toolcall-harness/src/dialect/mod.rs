@@ -19,6 +19,7 @@ mod kimi_k2;
 mod kimi_k3;
 mod kit;
 mod llama3_json;
+mod longcat;
 pub mod md_fence;
 mod minimax_m2;
 mod minimax_m3;
@@ -134,6 +135,8 @@ dialects! {
     Olmo3 => olmo3::DIALECT,
     /// poolside Laguna: GLM-4.7's calls (with or without line breaks), Laguna's prompts.
     Poolside => poolside::DIALECT,
+    /// LongCat-Flash: `<longcat_tool_call>{"name": …, "arguments": …}</longcat_tool_call>`.
+    Longcat => longcat::DIALECT,
 }
 
 impl Dialect {
