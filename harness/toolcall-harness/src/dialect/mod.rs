@@ -14,7 +14,9 @@ mod glm;
 mod harmony;
 pub mod hermes;
 mod hunyuan;
+mod jamba;
 mod json;
+mod json_call;
 mod kimi_k2;
 mod kimi_k3;
 mod kit;
@@ -131,6 +133,8 @@ dialects! {
     MinimaxM3 => minimax_m3::DIALECT,
     /// Olmo 3: `<function_calls>get_weather(city="Paris")\nget_time()</function_calls>`, `<think>`.
     Olmo3 => olmo3::DIALECT,
+    /// AI21 Jamba: `<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>`.
+    Jamba => jamba::DIALECT,
 }
 
 impl Dialect {
