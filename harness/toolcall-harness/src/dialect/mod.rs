@@ -27,6 +27,7 @@ mod minimax_m3;
 mod mistral;
 mod olmo3;
 mod output;
+mod phi4_mini;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
@@ -135,6 +136,8 @@ dialects! {
     Olmo3 => olmo3::DIALECT,
     /// AI21 Jamba: `<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>`.
     Jamba => jamba::DIALECT,
+    /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}]`, no closing marker.
+    Phi4Mini => phi4_mini::DIALECT,
 }
 
 impl Dialect {
