@@ -11,6 +11,7 @@ mod gemma4;
 mod gigachat3;
 mod glimmer;
 mod glm;
+mod granite;
 mod harmony;
 pub mod hermes;
 mod hunyuan;
@@ -138,6 +139,8 @@ dialects! {
     Jamba => jamba::DIALECT,
     /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}]`, no closing marker.
     Phi4Mini => phi4_mini::DIALECT,
+    /// IBM Granite 3.x: `<|tool_call|>[{"name": …, "arguments": {…}}]`, 3.3's `<think>`/`<response>`.
+    Granite => granite::DIALECT,
 }
 
 impl Dialect {
