@@ -15,6 +15,7 @@ mod granite;
 mod harmony;
 pub mod hermes;
 mod hunyuan;
+mod internlm2;
 mod jamba;
 mod json;
 mod json_call;
@@ -141,6 +142,8 @@ dialects! {
     Phi4Mini => phi4_mini::DIALECT,
     /// IBM Granite 3.x: `<|tool_call|>[{"name": …, "arguments": {…}}]`, 3.3's `<think>`/`<response>`.
     Granite => granite::DIALECT,
+    /// InternLM2 and Intern-S1: `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`.
+    Internlm2 => internlm2::DIALECT,
 }
 
 impl Dialect {
