@@ -151,20 +151,22 @@ mod tests {
     }
 
     #[test]
-    fn call_spans_cover_each_object() {
-        let stream = "x<tool_calls>[{\"name\": \"a\"}, {\"name\": \"b\"}]</tool_calls>";
+    fn objects_are_calls_and_punctuation_markup() {
+        // JB4.1: each object is a call span; the markers, the gap's blanks and punctuation
+        // are markup (adjacent spans merge); stray text and the blank after it are neither.
+        let stream = "<tool_calls>[{\"name\": \"a\"} x {\"name\": \"b\"}]</tool_calls>";
         let mut parser = KitParser::new(&GRAMMAR, Arc::default());
-        let result = run(&mut parser, [stream]);
-        let len = "{\"name\": \"a\"}".len();
-        let first = stream.find('{').expect("an object");
-        let second = stream.rfind('{').expect("an object");
+        let cut = |spans: &[std::ops::Range<usize>]| -> Vec<String> {
+            spans
+                .iter()
+                .map(|span| stream[span.clone()].to_owned())
+                .collect()
+        };
+        let calls = cut(&run(&mut parser, [stream]).call_spans);
+        assert_eq!(calls, ["{\"name\": \"a\"}", "{\"name\": \"b\"}"]);
         assert_eq!(
-            result.call_spans,
-            [first..first + len, second..second + len]
-        );
-        assert_eq!(
-            parser.markup_spans(),
-            [1..first, first + len..second, second + len..stream.len()]
+            cut(parser.markup_spans()),
+            ["<tool_calls>[", " ", "]</tool_calls>"]
         );
     }
 }
