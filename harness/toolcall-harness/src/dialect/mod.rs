@@ -11,10 +11,14 @@ mod gemma4;
 mod gigachat3;
 mod glimmer;
 mod glm;
+mod granite;
 mod harmony;
 pub mod hermes;
 mod hunyuan;
+mod internlm2;
+mod jamba;
 mod json;
+mod json_call;
 mod kimi_k2;
 mod kimi_k3;
 mod kit;
@@ -27,6 +31,7 @@ mod mistral;
 mod olmo3;
 mod output;
 mod poolside;
+mod phi4_mini;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
@@ -137,6 +142,14 @@ dialects! {
     Poolside => poolside::DIALECT,
     /// LongCat-Flash: `<longcat_tool_call>{"name": …, "arguments": …}</longcat_tool_call>`.
     Longcat => longcat::DIALECT,
+    /// AI21 Jamba: `<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>`.
+    Jamba => jamba::DIALECT,
+    /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}]`, no closing marker.
+    Phi4Mini => phi4_mini::DIALECT,
+    /// IBM Granite 3.x: `<|tool_call|>[{"name": …, "arguments": {…}}]`, 3.3's `<think>`/`<response>`.
+    Granite => granite::DIALECT,
+    /// InternLM2 and Intern-S1: `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`.
+    Internlm2 => internlm2::DIALECT,
 }
 
 impl Dialect {
