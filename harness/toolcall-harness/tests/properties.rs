@@ -139,6 +139,7 @@ fn cases_of_retired_seeds_still_hold() {
             id: format!("{dialect}/retired-seed"),
             stream: text.to_owned(),
             prefill: String::new(),
+            request: Default::default(),
             expected,
             alternatives: Vec::new(),
             comments: Vec::new(),

@@ -427,6 +427,7 @@ mod tests {
             reproduction,
             starts_in_reasoning: Vec::new(),
             output: crate::wire::Output::Events,
+            options: Vec::new(),
         }
     }
 
