@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::protocol::{RequestOptions, ToolChoice};
+
 use super::client::{Shape, body_problem, error, server_error};
 use super::rules::{Breach, Rule, is_json_object, keep_first, wrong_finish_reason};
 
@@ -14,9 +16,19 @@ pub struct CompletionReader {
     /// Lines read, `[DONE]` included.
     lines: usize,
     breaches: Vec<Breach>,
+    /// Whether the request named the tool to call (`stop` after it is the API's, W6.2).
+    named_tool_choice: bool,
 }
 
 impl CompletionReader {
+    /// The reader of the answer to a request with `options` (`specs/protocol.md` §6).
+    pub fn for_request(options: &RequestOptions) -> CompletionReader {
+        CompletionReader {
+            named_tool_choice: matches!(options.tool_choice, Some(ToolChoice::Named(_))),
+            ..CompletionReader::default()
+        }
+    }
+
     /// Reads one JSON object line: the first is the answer (its events); any other line
     /// breaks W8.1 and gives nothing.
     pub fn object(&mut self, value: &Value) -> Vec<Value> {
@@ -28,7 +40,7 @@ impl CompletionReader {
             );
             return Vec::new();
         }
-        let (events, breaches) = read(value);
+        let (events, breaches) = read(value, self.named_tool_choice);
         for breach in breaches {
             self.breach(breach.rule, breach.detail);
         }
@@ -63,8 +75,9 @@ impl CompletionReader {
     }
 }
 
-/// The events of one `chat.completion` object (W0.4) and the rules it breaks.
-pub fn read(completion: &Value) -> (Vec<Value>, Vec<Breach>) {
+/// The events of one `chat.completion` object (W0.4) and the rules it breaks;
+/// `named_tool_choice` as in [`CompletionReader::for_request`].
+pub fn read(completion: &Value, named_tool_choice: bool) -> (Vec<Value>, Vec<Breach>) {
     let mut breaches = Vec::new();
     let mut breach = |rule, detail| keep_first(&mut breaches, rule, detail);
     if completion["object"] != "chat.completion" {
@@ -172,7 +185,7 @@ pub fn read(completion: &Value) -> (Vec<Value>, Vec<Breach>) {
             "the choice has no finish_reason".to_owned(),
         ),
         Some(reason) => {
-            if let Some(wrong) = wrong_finish_reason(reason, calls.len()) {
+            if let Some(wrong) = wrong_finish_reason(reason, calls.len(), named_tool_choice) {
                 breach(Rule::FinishReason, format!("the choice {wrong}"));
             }
         }

@@ -23,6 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::protocol::RequestOptions;
+
 pub use client::AiSdkClient;
 pub use completion::CompletionReader;
 pub use rules::{Breach, Rule, WireJudge};
@@ -107,9 +109,19 @@ impl Default for WireReader {
 }
 
 impl WireReader {
-    /// The reader of a non-streaming answer (P5.7).
-    pub fn completion() -> WireReader {
-        WireReader::Completion(CompletionReader::default())
+    /// The reader of choice `choice`'s chunks of a request with `options`
+    /// (`specs/protocol.md` §6). The client reads each choice's chunks apart, as a client
+    /// that keeps choices by `index` does.
+    pub fn for_choice(options: &RequestOptions, choice: u32) -> WireReader {
+        WireReader::Stream {
+            client: AiSdkClient::default(),
+            judge: WireJudge::for_choice(options, choice),
+        }
+    }
+
+    /// The reader of the non-streaming answer to a request with `options` (P5.7).
+    pub fn completion(options: &RequestOptions) -> WireReader {
+        WireReader::Completion(CompletionReader::for_request(options))
     }
 
     /// Reads one line (a chunk, a `chat.completion` object, or `[DONE]`): the events it

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::client::schema_problem;
 use crate::judge::Severity;
-use crate::protocol::lenient;
+use crate::protocol::{RequestOptions, ToolChoice, lenient};
 
 /// A rule of `specs/wire.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -25,7 +25,7 @@ pub enum Rule {
     NothingAfterDone,
     /// W1.5: a stream is not cut off by an error (the server's error chunk).
     ErrorChunk,
-    /// W2.1: one choice, with `index` 0.
+    /// W2.1: one choice per chunk, with the `index` of the choice it answers (0 for one).
     OneChoice,
     /// W3.1: the first chunk's delta has `role: "assistant"`.
     RoleFirst,
@@ -208,9 +208,28 @@ pub struct WireJudge {
     calls: Vec<Call>,
     reasoning_fields: BTreeSet<&'static str>,
     breaches: Vec<Breach>,
+    /// The choice whose chunks these are (`specs/protocol.md` P6.7): the `index` W2.1 wants.
+    choice: u32,
+    /// Whether another choice of the request ends after this one: then `[DONE]` comes in
+    /// that choice's answer, not in this one's (W1.3).
+    before_last_choice: bool,
+    /// Whether the request named the tool to call: then `stop` after its call is a reading
+    /// the API itself gives (W6.2), not a breach.
+    named_tool_choice: bool,
 }
 
 impl WireJudge {
+    /// The judge of choice `choice`'s chunks of a request with `options`
+    /// (`specs/protocol.md` §6).
+    pub fn for_choice(options: &RequestOptions, choice: u32) -> WireJudge {
+        WireJudge {
+            choice,
+            before_last_choice: choice + 1 < options.choices(),
+            named_tool_choice: matches!(options.tool_choice, Some(ToolChoice::Named(_))),
+            ..WireJudge::default()
+        }
+    }
+
     /// Judges the next chunk.
     pub fn chunk(&mut self, chunk: &Value) {
         self.chunks += 1;
@@ -264,7 +283,7 @@ impl WireJudge {
                 format!("chunk {n} has a choice after the usage chunk (chunk {at})"),
             );
         }
-        if choices.len() > 1 || choice["index"] != 0 {
+        if choices.len() > 1 || choice["index"] != self.choice {
             self.breach(
                 Rule::OneChoice,
                 format!(
@@ -305,7 +324,7 @@ impl WireJudge {
 
     /// Judges the stream's end; the breaches, each rule's first, in the order found.
     pub fn finish(mut self) -> Vec<Breach> {
-        if self.dones == 0 {
+        if self.dones == 0 && !self.before_last_choice {
             self.breach(Rule::DoneOnce, "the stream ends without [DONE]".to_owned());
         }
         if self.finishes == 0 && self.chunks_with_choice > 0 && !self.errored {
@@ -462,7 +481,8 @@ impl WireJudge {
             ),
             None => self.finished_at = Some(n),
         }
-        if let Some(wrong) = wrong_finish_reason(reason, self.calls.len()) {
+        if let Some(wrong) = wrong_finish_reason(reason, self.calls.len(), self.named_tool_choice)
+        {
             self.breach(Rule::FinishReason, format!("chunk {n} {wrong}"));
         }
     }
@@ -481,10 +501,16 @@ pub(super) fn keep_first(breaches: &mut Vec<Breach>, rule: Rule, detail: String)
 }
 
 /// What is wrong with `finish_reason` `reason` after `calls` tool calls (W6.2), or `None`.
-pub(super) fn wrong_finish_reason(reason: &str, calls: usize) -> Option<String> {
+/// `named_tool_choice`: the request named the tool to call, after which the API itself
+/// finishes with `stop` (W6.2).
+pub(super) fn wrong_finish_reason(
+    reason: &str,
+    calls: usize,
+    named_tool_choice: bool,
+) -> Option<String> {
     let wrong = match reason {
         "tool_calls" => calls == 0,
-        "stop" => calls > 0,
+        "stop" => calls > 0 && !named_tool_choice,
         "length" | "content_filter" => false,
         _ => true,
     };

@@ -23,12 +23,12 @@ fn right() -> Value {
 }
 
 fn broken(completion: &Value) -> Vec<Rule> {
-    read(completion).1.into_iter().map(|b| b.rule).collect()
+    read(completion, false).1.into_iter().map(|b| b.rule).collect()
 }
 
 #[test]
 fn a_right_completion_breaks_nothing() {
-    let (events, breaches) = read(&right());
+    let (events, breaches) = read(&right(), false);
     assert_eq!(breaches, []);
     // W0.4: reasoning, text, then the call, its arguments text as the input.
     assert_eq!(
@@ -55,12 +55,12 @@ fn a_wrong_object_breaks_w8_1() {
     let mut completion = right();
     completion["object"] = json!("chat.completion.chunk");
     assert_eq!(broken(&completion), [Rule::CompletionObject]);
-    assert_eq!(read(&completion).0.len(), 3);
+    assert_eq!(read(&completion, false).0.len(), 3);
     // Arguments as an object, not a string: doGenerate throws, nothing is read.
     let mut completion = right();
     completion["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] =
         json!({"city": "Paris"});
-    let (events, breaches) = read(&completion);
+    let (events, breaches) = read(&completion, false);
     assert_eq!(
         breaches.iter().map(|b| b.rule).collect::<Vec<_>>(),
         [Rule::CompletionObject]
@@ -72,7 +72,7 @@ fn a_wrong_object_breaks_w8_1() {
     completion["choices"] = json!([]);
     assert_eq!(broken(&completion), [Rule::CompletionObject]);
     // The server's error object: its message is the error.
-    let (events, _) = read(&json!({"error": {"message": "boom"}}));
+    let (events, _) = read(&json!({"error": {"message": "boom"}}), false);
     assert_eq!(events, [json!({"type": "error", "errorText": "boom"})]);
 }
 
@@ -87,7 +87,7 @@ fn calls_carry_id_name_and_type() {
     completion["choices"][0]["message"]["tool_calls"][0] = without_id;
     assert_eq!(broken(&completion), [Rule::CompletionCallNamed]);
     // `id ?? generateId()`: the call is read under an invented id.
-    assert_eq!(read(&completion).0[2]["toolCallId"], "generated-0");
+    assert_eq!(read(&completion, false).0[2]["toolCallId"], "generated-0");
     let mut completion = right();
     completion["choices"][0]["message"]["tool_calls"][0]["function"]["name"] = json!("");
     assert_eq!(broken(&completion), [Rule::CompletionCallNamed]);
@@ -112,11 +112,13 @@ fn the_stream_rules_a_message_breaks() {
     assert_eq!(broken(&completion), [Rule::FinishOnce]);
     completion["choices"][0]["finish_reason"] = json!("stop");
     assert_eq!(broken(&completion), [Rule::FinishReason]);
+    // ... unless the request named the tool (`specs/protocol.md` §6): the API's own `stop`.
+    assert_eq!(read(&completion, true).1, []);
     // W5.2: both reasoning fields, of which `reasoning_content` is read.
     let mut completion = right();
     completion["choices"][0]["message"]["reasoning"] = json!("other");
     assert_eq!(broken(&completion), [Rule::OneReasoningField]);
-    assert_eq!(read(&completion).0[0]["delta"], "Weather, so a call.");
+    assert_eq!(read(&completion, false).0[0]["delta"], "Weather, so a call.");
     // W2.1: a second choice.
     let mut completion = right();
     let second = completion["choices"][0].clone();
