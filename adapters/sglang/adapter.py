@@ -90,6 +90,7 @@ PARSERS = {
     "gigachat3": ("gigachat3", None),
     "glimmer": ("muse", "muse"),
     "minimax-m3": ("minimax-m3", "minimax-m3"),
+    "poolside": ("poolside_v1", "poolside_v1"),
 }
 
 

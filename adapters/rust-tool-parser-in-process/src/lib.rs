@@ -7,7 +7,9 @@
 //! `openai-chunks` candidate's (`specs/protocol.md` §5): by [`toolcall_harness::wire::WireReader`]
 //! (the AI SDK client's reading), whose events [`toolcall_harness::in_process::read_event`]
 //! reads as tch reads an event line. The wire rules' breaches are not judged here (the
-//! in-process candidate has no place for them): `tch run` judges them over the protocol.
+//! in-process candidate has no place for them): `tch run` judges them over the protocol. The
+//! non-streaming request (`specs/protocol.md` P2.11) goes through the gateway's non-streaming
+//! path, whose `chat.completion` object is read as over the protocol (P5.7).
 //!
 //! `tests/conformance.rs` runs the corpus through it; `fuzz/` fuzzes it against the reference
 //! with coverage.
@@ -16,7 +18,7 @@ use tch_adapter_tool_parser::{Factories, Session, dialects};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::event::Event;
 use toolcall_harness::in_process::{Candidate, read_event};
-use toolcall_harness::protocol::Begin;
+use toolcall_harness::protocol::{Begin, RequestOptions};
 use toolcall_harness::wire::WireReader;
 
 pub use tch_adapter_tool_parser::NAME;
@@ -26,8 +28,10 @@ pub use tch_adapter_tool_parser::NAME;
 pub struct ToolParser {
     factories: Factories,
     session: Option<Session>,
-    /// The client reading this stream's chunks.
+    /// The client reading this stream's chunks (or its non-streaming answer).
     reader: WireReader,
+    /// The stream's request options, for the reader of a non-streaming answer.
+    options: RequestOptions,
 }
 
 impl ToolParser {
@@ -37,6 +41,7 @@ impl ToolParser {
             factories: Factories::new(),
             session: None,
             reader: WireReader::default(),
+            options: RequestOptions::default(),
         }
     }
 
@@ -86,7 +91,8 @@ impl Candidate for ToolParser {
         let request = serde_json::to_value(begin).expect("a begin is JSON");
         self.session =
             Some(Session::begin(&request, &self.factories).expect("the async runtime builds"));
-        self.reader = WireReader::default();
+        self.reader = WireReader::for_choice(&begin.options, 0);
+        self.options = begin.options.clone();
     }
 
     fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
@@ -101,6 +107,20 @@ impl Candidate for ToolParser {
             self.read(lines, events);
         }
         // The client's end of stream: it finishes the calls still open.
+        let (values, _breaches) = std::mem::take(&mut self.reader).finish();
+        Self::emit(values, events);
+    }
+
+    /// The gateway's non-streaming chat path, as over the protocol (P2.11).
+    const NON_STREAMING: bool = true;
+
+    fn non_streaming(&mut self, text: &str, events: &mut Vec<Event>) {
+        // Its one `chat.completion` object, read as the client reads a response body (P5.7).
+        self.reader = WireReader::completion(&self.options);
+        if let Some(mut session) = self.session.take() {
+            let lines = session.non_streaming(text);
+            self.read(lines, events);
+        }
         let (values, _breaches) = std::mem::take(&mut self.reader).finish();
         Self::emit(values, events);
     }

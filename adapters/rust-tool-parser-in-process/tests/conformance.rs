@@ -4,8 +4,8 @@
 //! against the protocol binary): both paths drive the parsers through one `Session`, so they must
 //! fail the same cases with the same verdicts. The scaling cases are left out (`Check` runs no
 //! timing; the protocol file's `*/scaling/*` lines are dropped from the copy it reads), and so
-//! are the verdicts only the protocol run gives (`wire`: the chunks are read here, not judged;
-//! `non-streaming-differs`: `Check` sends no non-streaming request).
+//! is the verdict only the protocol run gives (`wire`: the chunks are read here, not judged).
+//! The non-streaming request goes through the gateway's non-streaming path in both.
 //!
 //! ```sh
 //! cargo test --release --manifest-path adapters/rust-tool-parser-in-process/Cargo.toml
@@ -32,8 +32,8 @@ fn protocol_expect_fail() -> PathBuf {
 }
 
 /// Verdicts only the protocol run can give: the wire rules (this candidate's chunks are read,
-/// not judged, in process) and the non-streaming request (`Check` sends none).
-const PROTOCOL_ONLY: [&str; 2] = ["wire", "non-streaming-differs"];
+/// not judged, in process).
+const PROTOCOL_ONLY: [&str; 1] = ["wire"];
 
 /// Whether a `CASE VERDICT` entry has a verdict of [`PROTOCOL_ONLY`].
 fn protocol_only(entry: &str) -> bool {

@@ -262,8 +262,7 @@ where
                 .collect(),
             definitions: false,
             output: self.output,
-            // An in-process candidate has one entry point: `push`/`end`.
-            non_streaming: false,
+            non_streaming: C::NON_STREAMING,
             // Its `begin` may read the request's options, but nothing says it honours them:
             // the cases that set them are `n/a` (`specs/protocol.md` P6.2).
             options: Vec::new(),
