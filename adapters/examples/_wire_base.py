@@ -3,7 +3,8 @@ server's chunk writer, answering in OpenAI chunks (specs/protocol.md section 5).
 
 `ChunkServer` writes chunks as a correct server does (specs/wire.md: role first, a call's
 first delta with id, type and name and empty arguments, its arguments after, index from 0,
-one finish chunk with `tool_calls` after calls, the usage chunk, `[DONE]`), the same as
+one finish chunk with `tool_calls` after calls, the usage chunk, `[DONE]`; and, for an example
+with a non-streaming path, the `chat.completion` object of P5.7), the same as
 `tch serve --output openai-chunks`. Each wire example overrides one method to plant one bug
 of an engine's server; `tch run` must give it the verdict `wire` naming the rule.
 """
@@ -68,6 +69,24 @@ class ChunkServer:
     def finish_chunk(self):
         return self.chunk({}, finish_reason="tool_calls" if self.calls else "stop")
 
+    def completion(self, events):
+        """The non-streaming answer for the whole reply's events: one `chat.completion`."""
+        message = {"role": "assistant", "content": "".join(
+            e["delta"] for e in events if e["type"] == "text-delta")}
+        calls = [self.completion_call(e) for e in events if e["type"] == "tool-call"]
+        if calls:
+            message["tool_calls"] = calls
+        return {
+            "id": ID, "object": "chat.completion", "created": 0, "model": "example",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        }
+
+    def completion_call(self, event):
+        arguments = json.dumps(event["input"], ensure_ascii=False)
+        return {"id": event["toolCallId"], "type": "function",
+                "function": {"name": event["toolName"], "arguments": arguments}}
+
     def usage_chunk(self):
         return {
             "id": ID,
@@ -79,8 +98,9 @@ class ChunkServer:
         }
 
 
-def serve(make_server, name, dialects=("hermes",)):
-    """The protocol loop, answering `chunk` and `end` with the server's chunks."""
+def serve(make_server, name, dialects=("hermes",), non_streaming=False):
+    """The protocol loop, answering `chunk` and `end` with the server's chunks, and with
+    `non_streaming` the `non-streaming` request with its `chat.completion` object."""
     out = sys.stdout
 
     def send(line):
@@ -94,7 +114,7 @@ def serve(make_server, name, dialects=("hermes",)):
         op = request.get("op")
         if op == "hello":
             send({"type": "hello", "protocol": 1, "name": name, "dialects": list(dialects),
-                  "output": "openai-chunks"})
+                  "output": "openai-chunks", "nonStreaming": non_streaming})
         elif op == "begin":
             parser, server = HermesParser(), make_server()
             if request.get("prefill") and hasattr(parser, "prefill"):
@@ -106,6 +126,9 @@ def serve(make_server, name, dialects=("hermes",)):
         elif op == "end":
             for chunk in server.events(parser.finish()) + server.finish():
                 send(chunk)
+            send({"type": "done"})
+        elif op == "non-streaming":
+            send(server.completion(parser.push(request["text"]) + parser.finish()))
             send({"type": "done"})
         elif op == "bye":
             break

@@ -21,7 +21,7 @@
 //     set_next loop of handle_completions_impl (tools/server/server-context.cpp).
 //
 // The deltas are read as a client reads them: the AI SDK's OpenAI-compatible chat model,
-// rule for rule as adapters/bridge/ reads them (its README has the table), ported here.
+// rule for rule as specs/wire.md section 2 reads them (tch's wire::client), ported here.
 //
 // Stdout carries protocol lines only: fd 1 is moved aside at start and stdout pointed at
 // stderr, so llama.cpp's own logging cannot reach the protocol.
@@ -112,8 +112,8 @@ static std::string trim(const std::string & s) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The client: the AI SDK v5 OpenAI-compatible chat model's doStream, as adapters/bridge/ reads
-// it (python/openai_deltas.py, OpenAIDeltas), plus its handling of the server's error chunk.
+// The client: the AI SDK v5 OpenAI-compatible chat model's doStream, as specs/wire.md section 2
+// reads it (tch's wire::client), plus its handling of the server's error chunk.
 // ---------------------------------------------------------------------------------------------
 
 static bool has_forbidden_prototype(const nlohmann::json & v) {

@@ -4,13 +4,18 @@ parsers of SGLang, as extracted in the PyPI package llm-router-utils 0.8.1: one 
 every tch dialect that one of its `FunctionCallParser` detectors reads (`begin.dialect` picks
 the detector, and the reasoning parser a deployment of that model family runs beside it).
 
-Each stream is driven as SGLang's OpenAI server drives a chat completion
-(`OpenAIServingChat._generate_stream_content`: `_process_reasoning_stream`, then
-`_process_tool_call_stream`, then at the finishing step `_check_for_unstreamed_tool_args`),
-producing the OpenAI chat-completion deltas the server would send; the OpenAI-delta bridge
-(adapters/bridge/python/openai_deltas.py) reads them as a client (the AI SDK's
-openai-compatible model) does. The adapter never fixes the parsers: see README.md for the
-mapping and every choice made.
+Each stream is driven as SGLang's OpenAI server drives a streamed chat completion
+(`OpenAIServingChat._generate_chat_stream` and `_generate_stream_content`:
+`_process_reasoning_stream`, then `_process_tool_call_stream`, then at the finishing step
+`_check_for_unstreamed_tool_args`, then the finish chunk, the usage chunk and `[DONE]`), and
+answers with the OpenAI `chat.completion.chunk` objects the server writes (hello
+`"output":"openai-chunks"`, specs/protocol.md §5), built with the package's own chunk code
+(`build_sse_content`, the pydantic `ChatCompletionStreamResponse`). tch reads them as a client
+does and judges the chunks against specs/wire.md. The non-streaming request (P2.11, hello
+`"nonStreaming":true`) goes through the server's non-streaming path (`_build_chat_response`:
+`ReasoningParser.parse_non_stream`, `_process_tool_calls`) and is answered with the
+`chat.completion` object the server writes (`ChatCompletionResponse`, P5.7). The adapter never fixes the
+parsers: see README.md for the mapping and every choice made.
 
     python3 -m venv adapters/sglang/.venv
     adapters/sglang/.venv/bin/pip install --no-deps -r adapters/sglang/requirements.txt
@@ -22,6 +27,7 @@ import json
 import logging
 import os
 import sys
+import time
 import types
 import uuid
 
@@ -29,8 +35,6 @@ import uuid
 logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "bridge", "python"))
-from openai_deltas import serve  # noqa: E402
 
 # `parser/reasoning_parser.py` imports `PreTrainedTokenizerBase` from transformers for one type
 # annotation (`get_think_end_token_ids`, never called here); nothing else of transformers is
@@ -41,12 +45,21 @@ if "transformers" not in sys.modules:
     sys.modules["transformers"] = _stub
 
 from llm_router_utils.sglang.srt.entrypoints.openai.protocol import (  # noqa: E402
+    ChatCompletionResponse,
+    ChatCompletionResponseChoice,
+    ChatCompletionResponseStreamChoice,
+    ChatMessage,
+    ChatCompletionStreamResponse,
     DeltaMessage,
     Function,
     FunctionResponse,
+    StreamOptions,
     Tool,
     ToolCall,
 )
+from llm_router_utils.sglang.srt.entrypoints.openai.sse_utils import build_sse_content  # noqa: E402
+from llm_router_utils.sglang.srt.entrypoints.openai.usage_processor import UsageProcessor  # noqa: E402
+from llm_router_utils.sglang.srt.entrypoints.openai.utils import should_include_usage  # noqa: E402
 from llm_router_utils.sglang.srt.function_call.function_call_parser import (  # noqa: E402
     FunctionCallParser,
 )
@@ -77,6 +90,7 @@ PARSERS = {
     "gigachat3": ("gigachat3", None),
     "glimmer": ("muse", "muse"),
     "minimax-m3": ("minimax-m3", "minimax-m3"),
+    "poolside": ("poolside_v1", "poolside_v1"),
 }
 
 
@@ -171,39 +185,96 @@ def reasoning_left_open(prefill, start, end):
     return opened >= 0 and opened > prefill.rfind(end)
 
 
-def content_delta(text):
-    # `build_sse_content(content=...)` / `DeltaMessage(content=...)`: what the client reads.
-    return {"role": None, "content": text, "reasoning_content": None}
+# The request every stream answers, as the server reads it: one choice (`n` = 1), streamed,
+# with `stream_options.include_usage` (specs/protocol.md P5.5), `tool_choice` the server's
+# default for a request with tools (`auto`), SGLang's default `separate_reasoning=True` and
+# `stream_reasoning=True`. `model` is the served model name the chunks echo; the server's
+# `stream_response_default_include_usage` is left at its default (False), which the request's
+# `include_usage` overrides.
+MODEL = "default"
+STREAM_OPTIONS = StreamOptions(include_usage=True)
+STREAM_RESPONSE_DEFAULT_INCLUDE_USAGE = False
+
+
+def sse_data(event):
+    """One server-sent event `data: …\n\n` as the line the protocol carries (P5.2: the text
+    after `data: `)."""
+    assert event.startswith("data: ") and event.endswith("\n\n"), event
+    return event[len("data: "):-2]
 
 
 class Stream:
-    """One chat completion (one choice): its reasoning parser and its tool-call parser."""
+    """One chat completion (one choice, `index` 0): its reasoning parser and its tool-call
+    parser, and the state `_generate_chat_stream` keeps for the choice."""
 
     def __init__(self, begin):
         tool_parser, reasoning_parser = PARSERS[begin["dialect"]]
         self.tool_parser_name = tool_parser
+        self.reasoning_parser_name = reasoning_parser
         self.tools = declared_tools(begin.get("tools"))
         # `_tool_call_parsing_active`: request.tool_choice != "none" and tools and a parser.
         self.parser = FunctionCallParser(tools=self.tools, tool_call_parser=tool_parser) if self.tools else None
         self.reasoning = None
+        self.force_reasoning = False
         if reasoning_parser:  # `self.reasoning_parser and request.separate_reasoning` (default)
             opener, closer = reasoning_markers(reasoning_parser)
-            force = reasoning_left_open(begin.get("prefill") or "", opener, closer)
+            self.force_reasoning = reasoning_left_open(begin.get("prefill") or "", opener, closer)
             # `_process_reasoning_stream`: ReasoningParser(reasoning_parser,
             # request.stream_reasoning (True), is_force_reasoning, request, tokenizer=...,
             # tool_call_parser_active=...).
             self.reasoning = ReasoningParser(
-                reasoning_parser, True, force, None, tool_call_parser_active=self.parser is not None
+                reasoning_parser, True, self.force_reasoning, None, tool_call_parser_active=self.parser is not None
             )
-        self.first = True
+        # `content["meta_info"]["id"]`: the request id the tokenizer manager gives a request
+        # without `rid` (`uuid.uuid4().hex`), which every chunk of the stream carries as `id`.
+        self.chunk_id = uuid.uuid4().hex
+        self.first = True  # `is_firsts[index]`
+        self.ended = False  # the stream ended on an error chunk and `[DONE]`
+        self.has_tool_calls = False  # `has_tool_calls[index]`
+
+    def sse_content(self, **fields):
+        # `build_sse_content` (the package's `entrypoints/openai/sse_utils.py`, msgspec): role,
+        # content, reasoning and finish chunks.
+        return sse_data(
+            build_sse_content(chunk_id=self.chunk_id, created=int(time.time()), model=MODEL, index=0, **fields)
+        )
+
+    def stream_response(self, delta):
+        # `ChatCompletionStreamResponse(...).model_dump_json()` (pydantic): the chunks of
+        # `_process_tool_call_stream` and `_check_for_unstreamed_tool_args`.
+        choice = ChatCompletionResponseStreamChoice(index=0, delta=delta, finish_reason=None)
+        chunk = ChatCompletionStreamResponse(id=self.chunk_id, created=int(time.time()), choices=[choice], model=MODEL)
+        return sse_data(f"data: {chunk.model_dump_json()}\n\n")
 
     def step(self, text, finish):
-        """One engine step of `_generate_chat_stream` / `_generate_stream_content`: the OpenAI
-        deltas the server sends for it, in order."""
-        deltas = []
+        """One engine step, as `serve_step` writes it; [] once the stream has ended on an
+        error."""
+        return [] if self.ended else self.guarded(lambda chunks: self.serve_step(chunks, text, finish))
+
+    def guarded(self, write):
+        """`_generate_chat_stream`'s `except ValueError as e: if not stream_started: raise;
+        error = self.create_streaming_error_response(str(e)); yield f"data: {error}\\n\\n"`,
+        then `data: [DONE]`: the chunks written before the error, the error chunk, `[DONE]`, and
+        nothing more of the stream. (The role chunk is the first thing written, so the stream
+        has started by the time anything raises.) A `ValueError` is what pydantic's
+        `model_dump_json` raises (`PydanticSerializationError`) for a lone surrogate a detector
+        put in a call's arguments; any other exception is not caught (a crash)."""
+        chunks = []
+        try:
+            write(chunks)
+        except ValueError as e:
+            self.ended = True
+            chunks.append(streaming_error_response(str(e)))
+            chunks.append("[DONE]")
+        return chunks
+
+    def serve_step(self, chunks, text, finish):
+        """One engine step of `_generate_chat_stream` (its role chunk) and
+        `_generate_stream_content`: the chunks the server writes for it, in order, appended to
+        `chunks` as they are written."""
         if self.first:
-            # The first chunk of a choice: role "assistant", content "".
-            deltas.append({"reasoning_content": None, "role": "assistant", "content": ""})
+            # "First chunk with role": `build_sse_content(role="assistant", content="")`.
+            chunks.append(self.sse_content(role="assistant", content=""))
             self.first = False
         delta = text
         if self.reasoning is not None:
@@ -215,36 +286,72 @@ class Stream:
                 if end_normal:
                     delta = (delta or "") + end_normal
             if reasoning_text:
-                deltas.append({"reasoning_content": reasoning_text, "role": None, "content": None})
+                chunks.append(self.sse_content(reasoning_content=reasoning_text))
         if self.parser is not None:
-            deltas.extend(self.tool_call_stream(delta, flush=finish))
+            chunks.extend(self.tool_call_stream(delta, flush=finish))
             if finish:
-                deltas.extend(self.unstreamed_tool_args())
+                chunks.extend(self.unstreamed_tool_args())
         elif delta:
-            deltas.append(content_delta(delta))
-        return deltas
+            # "Regular content".
+            chunks.append(self.sse_content(content=delta))
+
+    def finish(self):
+        """The finishing step, then what `_generate_chat_stream` writes after its loop: the
+        finish chunk, the usage chunk, `[DONE]`."""
+        return [] if self.ended else self.guarded(self.serve_finish)
+
+    def serve_finish(self, chunks):
+        self.serve_step(chunks, "", finish=True)
+        # The model ended its turn: `finish_reason` `{"type": "stop", "matched": <its
+        # end-of-turn token id>}`. "Change finish_reason to "tool_calls" if we had tool calls
+        # and stopped naturally". `matched_stop` is that token's id, which the adapter does not
+        # know (no tokenizer): it writes null; nothing reads it.
+        final_finish_reason = "tool_calls" if self.has_tool_calls else "stop"
+        chunks.append(self.sse_content(finish_reason=final_finish_reason, matched_stop=None))
+        chunks.extend(self.usage_and_done())
+
+    def usage_and_done(self):
+        include_usage, _continuous_usage_stats = should_include_usage(
+            STREAM_OPTIONS, STREAM_RESPONSE_DEFAULT_INCLUDE_USAGE
+        )
+        chunks = []
+        if include_usage:
+            # "Additional usage chunk": `choices=[]`. The token counts are the engine's; the
+            # adapter has no tokenizer and counts none (0), which tch does not compare.
+            usage = UsageProcessor.calculate_streaming_usage(
+                {0: 0}, {0: 0}, {0: 0}, cached_tokens={0: 0}, n_choices=1, enable_cache_report=False
+            )
+            chunk = ChatCompletionStreamResponse(
+                id=self.chunk_id, created=int(time.time()), choices=[], model=MODEL, usage=usage
+            )
+            chunks.append(sse_data(f"data: {chunk.model_dump_json()}\n\n"))
+        chunks.append("[DONE]")  # `data: [DONE]` (P5.3)
+        return chunks
 
     def tool_call_stream(self, delta, flush):
-        """`_process_tool_call_stream(delta, flush=...)`: the normal text, then one delta per
+        """`_process_tool_call_stream(delta, flush=...)`: the normal text, then one chunk per
         call item."""
         normal_text, calls = self.parser.parse_stream_chunk(delta)
         if flush:
             end_text, end_calls = self.parser.parse_stream_end()
             normal_text = (normal_text or "") + end_text
             calls = list(calls) + end_calls
-        deltas = [content_delta(normal_text)] if normal_text else []
+        chunks = [self.stream_response(DeltaMessage(content=normal_text))] if normal_text else []
         for item in calls:
+            self.has_tool_calls = True
             if item.name:
+                # "First chunk: include ID and function name".
                 tool_call_id, function_name = self.tool_call_id(item), item.name
             else:
+                # "Subsequent chunks: null ID and name for argument deltas".
                 tool_call_id = function_name = None
             tool_call = ToolCall(
                 id=tool_call_id,
                 index=item.tool_index,
                 function=FunctionResponse(name=function_name, arguments=item.parameters),
             )
-            deltas.append(tool_call_delta(tool_call))
-        return deltas
+            chunks.append(self.stream_response(DeltaMessage(tool_calls=[tool_call])))
+        return chunks
 
     def tool_call_id(self, item):
         """`_process_tool_call_id`, with no tool calls in the request's history."""
@@ -275,12 +382,101 @@ class Stream:
         if not remaining_call:
             return []
         tool_call = ToolCall(id=None, index=tool_index, function=FunctionResponse(name=None, arguments=remaining_call))
-        return [tool_call_delta(tool_call)]
+        return [self.stream_response(DeltaMessage(tool_calls=[tool_call]))]
+
+    # The non-streaming request (specs/protocol.md P2.11): `_build_chat_response`.
+
+    def non_streaming(self, text):
+        """The server's answer to the request without `"stream": true`: the
+        `ChatCompletionResponse` of `non_streaming_message`, as the one line of its JSON body
+        (P5.7). Serialising it raises a `ValueError` (`PydanticSerializationError`) for a lone
+        surrogate a detector put in a call's arguments; upstream the response object is
+        serialised by FastAPI after `handle_request` returned it, where nothing catches the
+        error: Starlette answers `500 Internal Server Error` (plain text), written here as the
+        error object a client reads from it."""
+        response = self.non_streaming_message(text)
+        try:
+            return response.model_dump_json()
+        except ValueError:
+            return json.dumps({"error": {"message": "Internal Server Error", "type": "InternalServerError", "code": 500}})
+
+    def non_streaming_message(self, text):
+        """The whole reply through the server's non-streaming path, `_build_chat_response`:
+        the reasoning parser's `parse_non_stream`, then `_process_tool_calls`; the
+        `ChatCompletionResponse` it returns (README.md § The non-streaming request)."""
+        reasoning_text = None
+        if self.reasoning_parser_name:
+            # `ReasoningParser(model_type=..., stream_reasoning=False, force_reasoning=...,
+            # request=request)`; the same `force_reasoning` as the stream's. Upstream's
+            # `_build_chat_response` (002897c2) passes no `tool_call_parser_active`; the
+            # package's `MuseGlimmerDetector` (the one detector that reads it) documents its
+            # non-streaming `detect_and_parse` for a server that does ("Non-streaming
+            # additionally requires…"), so it is passed as for the stream. A raised exception
+            # is a 500 response there; here it is not caught (a crash), as in the stream.
+            parser = ReasoningParser(
+                model_type=self.reasoning_parser_name, stream_reasoning=False,
+                force_reasoning=self.force_reasoning, request=None,
+                tool_call_parser_active=self.parser is not None,
+            )
+            reasoning_text, text = parser.parse_non_stream(text)
+        tool_calls = None
+        finish_reason = {"type": "stop", "matched": None}
+        if self.tools:  # request.tool_choice != "none" and request.tools and self.tool_call_parser
+            tool_calls, text, finish_reason = self.process_tool_calls(text, finish_reason)
+        # `ChatMessage(role="assistant", content=text if text else "", tool_calls=tool_calls,
+        # reasoning_content=reasoning_text if reasoning_text else None)`, the choice with the
+        # finish reason's type and `matched_stop` (the end-of-turn token's id, unknown here:
+        # null), and the response (`usage`: no tokenizer, no counts; `metadata` left out).
+        message = ChatMessage(
+            role="assistant", content=text if text else "", tool_calls=tool_calls,
+            reasoning_content=reasoning_text if reasoning_text else None,
+        )
+        choice = ChatCompletionResponseChoice(
+            index=0, message=message, finish_reason=finish_reason["type"], matched_stop=finish_reason.get("matched"),
+        )
+        usage = UsageProcessor.calculate_response_usage(
+            [{"meta_info": {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}}],
+            n_choices=1, enable_cache_report=False,
+        )
+        return ChatCompletionResponse(id=self.chunk_id, created=int(time.time()), model=MODEL, choices=[choice], usage=usage)
+
+    def process_tool_calls(self, text, finish_reason):
+        """The package's `OpenAIServingChat._process_tool_calls` for `tool_choice` `auto` (the
+        server's default for a request with tools), no tool calls in the history: returns
+        (tool_calls, text, finish_reason)."""
+        parser = FunctionCallParser(self.tools, self.tool_parser_name, tokenizer=None, tool_choice="auto")
+        if parser.has_tool_call(text):
+            try:
+                text, call_info_list = parser.parse_non_stream(text)
+                if not call_info_list:
+                    logging.getLogger(__name__).warning(
+                        "Tool call marker present but no complete call parsed from %s output; "
+                        "dropping the incomplete call", self.tool_parser_name,
+                    )
+                    return None, text, finish_reason
+                tool_calls = []
+                for index, call_info in enumerate(call_info_list):
+                    # "Call ordinal, as in the streaming deltas; tool_index is the tool's
+                    # position in the request."
+                    tool_calls.append(ToolCall(
+                        id=self.tool_call_id(call_info), index=index,
+                        function=FunctionResponse(name=call_info.name, arguments=call_info.parameters),
+                    ))
+                if finish_reason["type"] == "stop":
+                    finish_reason["type"] = "tool_calls"
+                    finish_reason["matched"] = None
+                return tool_calls, text, finish_reason
+            except Exception as e:  # noqa: BLE001 (the server's own `except Exception`)
+                logging.getLogger(__name__).error(f"Tool call parsing error: {e}")
+                return None, text, finish_reason
+        return None, text, finish_reason
 
 
-def tool_call_delta(tool_call):
-    # `DeltaMessage(tool_calls=[tool_call])` as the server serialises it.
-    return DeltaMessage(tool_calls=[tool_call]).model_dump(mode="json")
+def streaming_error_response(message, err_type="BadRequestError", status_code=400):
+    """Upstream `OpenAIServingBase.create_streaming_error_response` (not in the package):
+    `json.dumps({"error": ErrorResponse(message, type, code).model_dump()})`."""
+    error = {"object": "error", "message": message, "type": err_type, "param": None, "code": status_code}
+    return json.dumps({"error": error})
 
 
 def reproduction():
@@ -293,23 +489,59 @@ def reproduction():
     return {"language": "python", "template": template}
 
 
-def on_begin(begin):
-    return Stream(begin)
+def serve(hello):
+    """The candidate protocol loop (specs/protocol.md, §5 for chunks), until `bye` or end of
+    input. An exception in SGLang's code is not caught: the process dies with the traceback on
+    stderr and tch judges `crash`, as the request fails on the server."""
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(encoding="utf-8")
+    out = sys.stdout
 
+    def send_line(line):
+        out.write(line + "\n")
 
-def on_chunk(stream, text):
-    return stream.step(text, finish=False)
+    def send(message):
+        send_line(json.dumps(message, separators=(",", ":")))
 
-
-def on_end(stream):
-    # The finishing engine step carries no new text here: tch sent all of it in chunks (the
-    # model's last step is its end-of-turn token, which the server does not stream).
-    return stream.step("", finish=True)
+    stream = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        op = request.get("op")
+        if op == "hello":
+            send(hello)
+        elif op == "begin":
+            stream = Stream(request)
+        elif op == "chunk":
+            for chunk in stream.step(request["text"], finish=False):
+                send_line(chunk)
+            send({"type": "sync"})
+        elif op == "end":
+            # The finishing engine step carries no new text here: tch sent all of it in chunks
+            # (the model's last step is its end-of-turn token, which the server does not stream).
+            for chunk in stream.finish():
+                send_line(chunk)
+            send({"type": "done"})
+            stream = None
+        elif op == "non-streaming":
+            send_line(stream.non_streaming(request["text"]))
+            send({"type": "done"})
+            stream = None
+        elif op == "bye":
+            out.flush()
+            return
+        else:
+            send({"type": "error", "errorText": f"unsupported request {op!r}"})
+        out.flush()
 
 
 if __name__ == "__main__":
     name = NAME
     if OVERRIDES:
         name += " " + ",".join(f"{d}={t}/{r or 'none'}" for d, (t, r) in sorted(OVERRIDES.items()))
-    hello = {"reproduction": reproduction(), "startsInReasoning": starts_in_reasoning()}
-    serve(name, list(PARSERS), on_begin, on_chunk, on_end, hello=hello)
+    serve({
+        "type": "hello", "protocol": 1, "name": name, "dialects": list(PARSERS),
+        "output": "openai-chunks", "nonStreaming": True,
+        "reproduction": reproduction(), "startsInReasoning": starts_in_reasoning(),
+    })

@@ -1,11 +1,15 @@
 //! The Rust crates `tool-parser` and `reasoning-parser` 1.10.0 (the SMG model gateway's parsers)
 //! as a tch candidate in this process: [`ToolParser`] implements
 //! [`toolcall_harness::in_process::Candidate`] by driving a
-//! [`tch_adapter_tool_parser::Session`], the protocol adapter's own mapping (the gateway's
-//! streaming, then the AI SDK client's reading of its deltas), so a verdict in process and one
-//! over the protocol come from the same code. Only the last step differs: the protocol binary
-//! writes each event as a JSON line, which tch reads back; here the same JSON value is read by
-//! [`toolcall_harness::in_process::read_event`], which reads it as tch reads a line.
+//! [`tch_adapter_tool_parser::Session`], the protocol adapter's own code (the gateway's
+//! streaming, yielding the `chat.completion.chunk` lines it writes), so a verdict in process and
+//! one over the protocol come from the same code. The lines are read here as `tch` reads an
+//! `openai-chunks` candidate's (`specs/protocol.md` §5): by [`toolcall_harness::wire::WireReader`]
+//! (the AI SDK client's reading), whose events [`toolcall_harness::in_process::read_event`]
+//! reads as tch reads an event line. The wire rules' breaches are not judged here (the
+//! in-process candidate has no place for them): `tch run` judges them over the protocol. The
+//! non-streaming request (`specs/protocol.md` P2.11) goes through the gateway's non-streaming
+//! path, whose `chat.completion` object is read as over the protocol (P5.7).
 //!
 //! `tests/conformance.rs` runs the corpus through it; `fuzz/` fuzzes it against the reference
 //! with coverage.
@@ -14,7 +18,8 @@ use tch_adapter_tool_parser::{Factories, Session, dialects};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::event::Event;
 use toolcall_harness::in_process::{Candidate, read_event};
-use toolcall_harness::protocol::Begin;
+use toolcall_harness::protocol::{Begin, RequestOptions};
+use toolcall_harness::wire::WireReader;
 
 pub use tch_adapter_tool_parser::NAME;
 
@@ -23,6 +28,10 @@ pub use tch_adapter_tool_parser::NAME;
 pub struct ToolParser {
     factories: Factories,
     session: Option<Session>,
+    /// The client reading this stream's chunks (or its non-streaming answer).
+    reader: WireReader,
+    /// The stream's request options, for the reader of a non-streaming answer.
+    options: RequestOptions,
 }
 
 impl ToolParser {
@@ -31,6 +40,8 @@ impl ToolParser {
         ToolParser {
             factories: Factories::new(),
             session: None,
+            reader: WireReader::default(),
+            options: RequestOptions::default(),
         }
     }
 
@@ -44,6 +55,17 @@ impl ToolParser {
                     .unwrap_or_else(|e| panic!("the adapter's dialect {}: {e}", d.name))
             })
             .collect()
+    }
+
+    /// The events the client gives for the gateway's lines.
+    fn read(&mut self, lines: Vec<String>, events: &mut Vec<Event>) {
+        for line in lines {
+            match self.reader.line(&line) {
+                Ok(values) => Self::emit(values, events),
+                // Over the protocol this line would be a `protocol` fault; here, a crash.
+                Err(error) => panic!("the adapter wrote a line that is no chunk: {error}"),
+            }
+        }
     }
 
     fn emit(values: Vec<serde_json::Value>, events: &mut Vec<Event>) {
@@ -69,17 +91,37 @@ impl Candidate for ToolParser {
         let request = serde_json::to_value(begin).expect("a begin is JSON");
         self.session =
             Some(Session::begin(&request, &self.factories).expect("the async runtime builds"));
+        self.reader = WireReader::for_choice(&begin.options, 0);
+        self.options = begin.options.clone();
     }
 
     fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
-        if let Some(session) = self.session.as_mut() {
-            Self::emit(session.chunk(chunk), events);
+        if let Some(lines) = self.session.as_mut().map(|session| session.chunk(chunk)) {
+            self.read(lines, events);
         }
     }
 
     fn end(&mut self, events: &mut Vec<Event>) {
         if let Some(mut session) = self.session.take() {
-            Self::emit(session.end(), events);
+            let lines = session.end();
+            self.read(lines, events);
         }
+        // The client's end of stream: it finishes the calls still open.
+        let (values, _breaches) = std::mem::take(&mut self.reader).finish();
+        Self::emit(values, events);
+    }
+
+    /// The gateway's non-streaming chat path, as over the protocol (P2.11).
+    const NON_STREAMING: bool = true;
+
+    fn non_streaming(&mut self, text: &str, events: &mut Vec<Event>) {
+        // Its one `chat.completion` object, read as the client reads a response body (P5.7).
+        self.reader = WireReader::completion(&self.options);
+        if let Some(mut session) = self.session.take() {
+            let lines = session.non_streaming(text);
+            self.read(lines, events);
+        }
+        let (values, _breaches) = std::mem::take(&mut self.reader).finish();
+        Self::emit(values, events);
     }
 }

@@ -1,5 +1,8 @@
-//! One chat-completion stream as the SMG gateway's gRPC router streams it, with the crates
-//! `reasoning-parser` and `tool-parser` 1.10.0, yielding the OpenAI deltas it would send.
+//! One chat completion as the SMG gateway's gRPC router serves it, with the crates
+//! `reasoning-parser` and `tool-parser` 1.10.0: streamed, the `chat.completion.chunk` objects it
+//! writes (role chunk, content / reasoning / tool-call chunks, finish chunk, usage chunk), built
+//! with the gateway's own chunk builder (`openai-protocol`); not streamed, the
+//! `chat.completion` object its non-streaming handler builds (`Stream::non_streaming`).
 //!
 //! Mirrors `model_gateway/src/routers/grpc/regular/streaming.rs` of smg-project/smg (the
 //! version that flushes the reasoning parser at EOF and the tool parser's unstreamed text, the
@@ -13,11 +16,13 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use openai_protocol::{
-    chat::ChatCompletionStreamResponse,
-    common::{FunctionCallDelta, Tool, ToolCallDelta},
+    builders::ChatCompletionStreamResponseBuilder,
+    chat::{
+        ChatChoice, ChatCompletionMessage, ChatCompletionResponse, ChatCompletionStreamResponse,
+    },
+    common::{FunctionCallDelta, FunctionCallResponse, Tool, ToolCall, ToolCallDelta, Usage},
 };
 use reasoning_parser::{ParserResult, ReasoningParser};
-use serde_json::Value;
 use tool_parser::{StreamingParseResult, ToolParser};
 
 use crate::dialects::Dialect;
@@ -44,6 +49,16 @@ pub struct Stream {
     tool_factory: tool_parser::ParserFactory,
     runtime: tokio::runtime::Runtime,
     ids: IdSource,
+    /// `dispatch.created`: one timestamp for every chunk of the completion.
+    created: u64,
+    /// `is_firsts[index]`: the role chunk is still to be sent.
+    first: bool,
+    /// `has_tool_calls[index]`: a tool-call chunk was sent, so the finish reason `stop` is
+    /// written `tool_calls`.
+    has_tool_calls: bool,
+    /// Engine chunks read: the usage chunk's `completion_tokens` (one chunk stands for one
+    /// decode step; tch gives no token counts, and the value is not judged).
+    engine_chunks: u32,
 }
 
 impl Stream {
@@ -82,25 +97,60 @@ impl Stream {
             tool_factory,
             runtime: tokio::runtime::Builder::new_current_thread().build()?,
             ids: IdSource::default(),
+            created: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            first: true,
+            has_tool_calls: false,
+            engine_chunks: 0,
         })
+    }
+
+    /// `utils::create_reasoning_parser(factory, configured, model)`: the configured parser by
+    /// name (falling back to the model's), else `create_for_model`.
+    fn create_reasoning_parser(&self) -> Option<Box<dyn ReasoningParser>> {
+        let registry = self.reasoning_factory.registry();
+        self.configured_reasoning
+            .and_then(|name| registry.create_parser(name))
+            .or_else(|| registry.create_for_model(self.model))
+    }
+
+    /// `ChatCompletionStreamResponse::builder(request_id, model).created(created)`, as every
+    /// chunk of the gateway's stream starts (`maybe_system_fingerprint(None)`: no weight
+    /// version is configured, so no `system_fingerprint`).
+    fn builder(&self) -> ChatCompletionStreamResponseBuilder {
+        ChatCompletionStreamResponse::builder(REQUEST_ID, self.model).created(self.created)
+    }
+
+    /// "Send first chunk with role": before the first text of the index reaches the parsers,
+    /// a chunk whose delta is `{"role": "assistant"}` alone (`add_choice_role`).
+    fn role_chunk(&mut self, out: &mut Vec<ChatCompletionStreamResponse>) {
+        if self.first {
+            out.push(self.builder().add_choice_role(0, "assistant").build());
+            self.first = false;
+        }
     }
 
     /// Phase 2 for one engine delta. The gateway skips empty chunk text (`if
     /// chunk_text.is_empty() { continue; }`), so an empty tch chunk reaches no parser.
-    pub fn chunk(&mut self, text: &str) -> Vec<Value> {
+    pub fn chunk(&mut self, text: &str) -> Vec<ChatCompletionStreamResponse> {
         let mut out = Vec::new();
         if text.is_empty() {
             return out;
         }
+        self.engine_chunks += 1;
+        self.role_chunk(&mut out);
         self.step(Some(text), &mut out);
         out
     }
 
     /// The end of the stream: Phase 2's EOF pass (`final_chunk`: the reasoning parser's
     /// `flush`, its normal text through the same path as any delta), then Phase 3 (the tool
-    /// parser's `take_unstreamed_normal_text`, then `get_unstreamed_tool_args`). Phase 4's
-    /// finish chunk carries no delta: the caller finishes the client's stream after this.
-    pub fn end(&mut self) -> Vec<Value> {
+    /// parser's `take_unstreamed_normal_text`, then `get_unstreamed_tool_args`), Phase 4 (the
+    /// finish chunk) and Phase 5 (the usage chunk: tch's request sets
+    /// `stream_options.include_usage`, `specs/protocol.md` P5.5). `data: [DONE]`, which
+    /// `process_streaming_response` sends after all this, is the caller's.
+    pub fn end(&mut self) -> Vec<ChatCompletionStreamResponse> {
         let mut out = Vec::new();
         // `final_indices` are the indices that have a reasoning parser.
         if self.reasoning.is_some() {
@@ -109,11 +159,13 @@ impl Stream {
         if let Some(parser) = self.tool.as_mut() {
             let leftover = parser.take_unstreamed_normal_text();
             if !leftover.is_empty() {
-                out.push(delta(
+                // `add_choice_content` sets the role again (the gateway's choice, W3.2).
+                out.push(
                     ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
+                        .created(self.created)
                         .add_choice_content(0, "assistant", leftover)
                         .build(),
-                ));
+                );
             }
             if let Some(items) = parser.get_unstreamed_tool_args() {
                 for item in items {
@@ -126,20 +178,148 @@ impl Stream {
                             arguments: (!item.parameters.is_empty()).then_some(item.parameters),
                         }),
                     };
-                    out.push(delta(
+                    out.push(
                         ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
+                            .created(self.created)
                             .add_choice_tool_call_delta(0, tool_call_delta)
                             .build(),
-                    ));
+                    );
                 }
             }
         }
+        // Phase 4: the engine's `Complete` says `stop` (tch's `end` is the model's own end of
+        // generation); `stop` becomes `tool_calls` when a tool-call chunk was sent. No stop
+        // string matched (tch sets none), so no `matched_stop`.
+        let finish_reason = if self.has_tool_calls {
+            "tool_calls"
+        } else {
+            "stop"
+        };
+        out.push(
+            self.builder()
+                .add_choice_finish_reason(0, finish_reason, None)
+                .build(),
+        );
+        // Phase 5: `Usage::from_counts(prompt, completion)` with the cached and reasoning
+        // token counts (zero here: tch has no tokens, and does not judge the counts).
+        out.push(
+            self.builder()
+                .usage(
+                    Usage::from_counts(0, self.engine_chunks)
+                        .with_cached_tokens(0)
+                        .with_reasoning_tokens(0),
+                )
+                .build(),
+        );
         out
+    }
+
+    /// The gateway's non-streaming chat path for the whole reply `text`
+    /// (`routers/grpc/regular/processor.rs`, `process_non_streaming_chat_response` and
+    /// `process_single_choice`, with `parse_tool_calls`): the `chat.completion` object it
+    /// answers with (README, "The non-streaming request").
+    ///
+    /// Step 1: a fresh reasoning parser (`create_reasoning_parser`, the configured name or the
+    /// model's), `mark_reasoning_started()` when the template opened thinking (that path does
+    /// not call `mark_think_start_stripped`), then `detect_and_parse_reasoning(text)`; a parse
+    /// error leaves the text as it was. Step 2: with tools declared and no `tool_choice`, the
+    /// tool parser's `parse_complete_with_tools(text, tools)`: its normal text replaces the text
+    /// (calls or not), its calls get `generate_tool_call_id(model, name, index, 0)`; an error
+    /// leaves the text and gives no call, and so does an empty list of calls (`tool_calls`
+    /// `None`). Step 3: `finish_reason` `tool_calls` when there are calls, else the engine's
+    /// `stop`. Step 5: `content` is `None` when the text left is blank
+    /// (`normalize_assistant_content`).
+    pub fn non_streaming(&mut self, text: &str) -> ChatCompletionResponse {
+        let mut processed = text.to_owned();
+        let mut reasoning_text = None;
+        if self.reasoning_available {
+            if let Some(mut parser) = self.create_reasoning_parser() {
+                if self.thinking_override {
+                    parser.mark_reasoning_started();
+                }
+                match parser.detect_and_parse_reasoning(&processed) {
+                    Ok(result) => {
+                        if !result.reasoning_text.is_empty() {
+                            reasoning_text = Some(result.reasoning_text);
+                        }
+                        processed = result.normal_text;
+                    }
+                    Err(error) => eprintln!("Reasoning parsing error, skipping parsing: {error}"),
+                }
+            }
+        }
+        let mut tool_calls: Vec<ToolCall> = Vec::new();
+        if self.tool_available {
+            // `utils::get_tool_parser` (a pooled parser of the model's kind; `parse_complete`
+            // takes `&self`, so a fresh one reads the same).
+            if let Some(parser) = self.tool_factory.registry().create_for_model(self.model) {
+                let result = self
+                    .runtime
+                    .block_on(parser.parse_complete_with_tools(&processed, &self.tools));
+                match result {
+                    Ok((normal_text, calls)) => {
+                        processed = normal_text;
+                        tool_calls = calls
+                            .into_iter()
+                            .enumerate()
+                            .map(|(index, call)| ToolCall {
+                                id: generate_tool_call_id(
+                                    self.model,
+                                    &call.function.name,
+                                    index,
+                                    0,
+                                    &mut self.ids,
+                                ),
+                                tool_type: "function".to_owned(),
+                                function: FunctionCallResponse {
+                                    name: call.function.name,
+                                    arguments: Some(call.function.arguments),
+                                },
+                            })
+                            .collect();
+                    }
+                    Err(error) => eprintln!("Tool call parsing error: {error}"),
+                }
+            }
+        }
+        // `parse_tool_calls`: no call is `None`; a call turns the engine's `stop` into
+        // `tool_calls`.
+        let tool_calls = (!tool_calls.is_empty()).then_some(tool_calls);
+        let finish_reason = if tool_calls.is_some() {
+            "tool_calls"
+        } else {
+            "stop"
+        };
+        let message = ChatCompletionMessage {
+            role: "assistant".to_owned(),
+            content: (!processed.trim().is_empty()).then_some(processed),
+            refusal: None,
+            annotations: Vec::new(),
+            tool_calls,
+            reasoning_content: reasoning_text,
+        };
+        let choice = ChatChoice {
+            index: 0,
+            message,
+            logprobs: None,
+            finish_reason: Some(finish_reason.to_owned()),
+            matched_stop: None,
+            hidden_states: None,
+        };
+        ChatCompletionResponse::builder(REQUEST_ID, self.model)
+            .created(self.created)
+            .choices(vec![choice])
+            .usage(
+                Usage::from_counts(0, 1)
+                    .with_cached_tokens(0)
+                    .with_reasoning_tokens(0),
+            )
+            .build()
     }
 
     /// The body of Phase 2's loop for one pending text: `Some(delta)` for an engine chunk,
     /// `None` for the EOF pass.
-    fn step(&mut self, text: Option<&str>, out: &mut Vec<Value>) {
+    fn step(&mut self, text: Option<&str>, out: &mut Vec<ChatCompletionStreamResponse>) {
         let final_chunk = text.is_none();
         let mut delta_text = text.unwrap_or_default().to_owned();
         let in_reasoning = if self.reasoning_available {
@@ -163,26 +343,22 @@ impl Stream {
             return;
         }
         if !delta_text.is_empty() {
-            out.push(delta(
-                ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
+            out.push(
+                self.builder()
                     .add_choice_content_with_logprobs(0, delta_text, None)
                     .build(),
-            ));
+            );
         }
     }
 
     /// `process_reasoning_stream`: a fresh parser per index on first use, marked started (and
     /// its opener stripped) when the template opened thinking; `None` flushes it.
-    fn process_reasoning_stream(&mut self, text: Option<&str>) -> (String, Option<Value>, bool) {
+    fn process_reasoning_stream(
+        &mut self,
+        text: Option<&str>,
+    ) -> (String, Option<ChatCompletionStreamResponse>, bool) {
         if self.reasoning.is_none() {
-            // utils::create_reasoning_parser(factory, configured, model): the configured
-            // parser by name (falling back to the model's), else create_for_model.
-            let registry = self.reasoning_factory.registry();
-            let parser = self
-                .configured_reasoning
-                .and_then(|name| registry.create_parser(name))
-                .or_else(|| registry.create_for_model(self.model));
-            if let Some(mut parser) = parser {
+            if let Some(mut parser) = self.create_reasoning_parser() {
                 if self.thinking_override {
                     parser.mark_reasoning_started();
                     // `think_in_prefill`: the opener was in the prompt.
@@ -203,11 +379,10 @@ impl Stream {
                     reasoning_text,
                 }) => {
                     let chunk = (!reasoning_text.is_empty()).then(|| {
-                        delta(
-                            ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
-                                .add_choice_reasoning(0, reasoning_text)
-                                .build(),
-                        )
+                        ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
+                            .created(self.created)
+                            .add_choice_reasoning(0, reasoning_text)
+                            .build()
                     });
                     return (normal_text, chunk, in_reasoning);
                 }
@@ -220,7 +395,11 @@ impl Stream {
     /// `process_tool_calls_stream`: `parse_incremental(delta, tools)`; its normal text as one
     /// content chunk, then one tool-call chunk per item (an id and `type` only with a name). A
     /// parse error is logged and the chunk gives nothing.
-    fn process_tool_calls_stream(&mut self, text: &str, out: &mut Vec<Value>) {
+    fn process_tool_calls_stream(
+        &mut self,
+        text: &str,
+        out: &mut Vec<ChatCompletionStreamResponse>,
+    ) {
         if self.tool.is_none() {
             // utils::create_tool_parser(factory, None, model): create_for_model.
             self.tool = self.tool_factory.registry().create_for_model(self.model);
@@ -234,13 +413,16 @@ impl Stream {
         match result {
             Ok(StreamingParseResult { normal_text, calls }) => {
                 if !normal_text.is_empty() {
-                    out.push(delta(
+                    // `add_choice_content` sets the role again (the gateway's choice, W3.2).
+                    out.push(
                         ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
+                            .created(self.created)
                             .add_choice_content(0, "assistant", normal_text)
                             .build(),
-                    ));
+                    );
                 }
                 for item in calls {
+                    self.has_tool_calls = true;
                     let id = item.name.as_deref().map(|name| {
                         generate_tool_call_id(self.model, name, item.tool_index, 0, &mut self.ids)
                     });
@@ -253,11 +435,12 @@ impl Stream {
                             arguments: (!item.parameters.is_empty()).then_some(item.parameters),
                         }),
                     };
-                    out.push(delta(
+                    out.push(
                         ChatCompletionStreamResponse::builder(REQUEST_ID, self.model)
+                            .created(self.created)
                             .add_choice_tool_call_delta(0, tool_call_delta)
                             .build(),
-                    ));
+                    );
                 }
             }
             Err(error) => eprintln!("Tool call parsing error: {error}"),
@@ -265,11 +448,17 @@ impl Stream {
     }
 }
 
-/// The `choices[0].delta` of a chunk, as it goes over the wire (serialized by serde, as the
-/// gateway's SSE encoder does).
-fn delta(chunk: ChatCompletionStreamResponse) -> Value {
-    let mut value = serde_json::to_value(&chunk).unwrap_or(Value::Null);
-    value["choices"][0]["delta"].take()
+/// A chunk as it goes over the wire: `format_sse_chunk_into` / `SseEncoder::encode_data`
+/// write `data: ` + `serde_json::to_writer(chunk)`; this is the part after `data: `.
+pub fn wire_line(chunk: &ChatCompletionStreamResponse) -> String {
+    serde_json::to_string(chunk).unwrap_or_else(|_| r#"{"error":"serialization_failed"}"#.into())
+}
+
+/// The non-streaming answer's body as one line (`specs/protocol.md` P5.7): the gateway's
+/// `Json(response)` (serde_json cannot fail on these types: strings, numbers, no maps with
+/// non-string keys).
+pub fn completion_line(response: &ChatCompletionResponse) -> String {
+    serde_json::to_string(response).unwrap_or_default()
 }
 
 /// `utils::generate_tool_call_id`: Kimi-K3 `{name}_{n}`, Kimi-K2 `functions.{name}:{n}`
@@ -329,6 +518,7 @@ impl IdSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn ids_as_the_gateway_makes_them() {
@@ -349,35 +539,90 @@ mod tests {
     }
 
     #[test]
-    fn deltas_are_the_wire_json() {
-        let content = delta(
-            ChatCompletionStreamResponse::builder(REQUEST_ID, "m")
+    fn chunks_are_the_wire_json() {
+        let content = wire_line(
+            &ChatCompletionStreamResponse::builder(REQUEST_ID, "m")
+                .created(7)
                 .add_choice_content(0, "assistant", "hi")
                 .build(),
         );
         assert_eq!(
-            content,
-            serde_json::json!({"role": "assistant", "content": "hi"})
+            serde_json::from_str::<Value>(&content).unwrap(),
+            serde_json::json!({"id": REQUEST_ID, "object": "chat.completion.chunk", "created": 7,
+                "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"},
+                "logprobs": null, "finish_reason": null}]})
         );
-        let args = delta(
-            ChatCompletionStreamResponse::builder(REQUEST_ID, "m")
-                .add_choice_tool_call_delta(
-                    0,
-                    ToolCallDelta {
-                        index: 1,
-                        id: None,
-                        tool_type: None,
-                        function: Some(FunctionCallDelta {
-                            name: None,
-                            arguments: Some("{}".to_owned()),
-                        }),
-                    },
-                )
-                .build(),
-        );
+    }
+
+    fn stream(dialect: &str) -> Stream {
+        let tools: Vec<Tool> = serde_json::from_value(serde_json::json!([{"type": "function",
+            "function": {"name": "get_weather", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}}}}}]))
+        .unwrap();
+        Stream::new(
+            crate::dialects::find(dialect).unwrap(),
+            tools,
+            "",
+            reasoning_parser::ParserFactory::new(),
+            tool_parser::ParserFactory::new(),
+        )
+        .unwrap()
+    }
+
+    fn lines(chunks: &[ChatCompletionStreamResponse]) -> Vec<Value> {
+        chunks
+            .iter()
+            .map(|chunk| serde_json::to_value(chunk).unwrap())
+            .collect()
+    }
+
+    /// The stream's frame: the role chunk before the first text, the finish chunk (`stop`
+    /// turned `tool_calls`), then the usage chunk with no choice.
+    #[test]
+    fn a_stream_is_framed_as_the_gateway_frames_it() {
+        let mut stream = stream("hermes");
+        let mut chunks = stream.chunk("Sure.");
+        chunks.extend(stream.chunk(
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        ));
+        chunks.extend(stream.end());
+        let chunks = lines(&chunks);
         assert_eq!(
-            args,
-            serde_json::json!({"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]})
+            chunks[0]["choices"][0]["delta"],
+            serde_json::json!({"role": "assistant"})
         );
+        let last = &chunks[chunks.len() - 1];
+        assert_eq!(last["choices"], serde_json::json!([]));
+        assert!(last["usage"].is_object());
+        let finish = &chunks[chunks.len() - 2];
+        assert_eq!(finish["choices"][0]["finish_reason"], "tool_calls");
+        assert_eq!(chunks.iter().filter(|c| c["usage"].is_object()).count(), 1);
+        assert!(chunks
+            .iter()
+            .any(
+                |c| c["choices"][0]["delta"]["tool_calls"][0]["function"]["name"] == "get_weather"
+            ));
+    }
+
+    /// Not streamed: the `chat.completion` object of `parse_complete_with_tools`.
+    #[test]
+    fn the_non_streaming_answer_is_the_completion_object() {
+        let response = stream("hermes").non_streaming(
+            "Sure.<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        );
+        let response: Value = serde_json::from_str(&completion_line(&response)).unwrap();
+        assert_eq!(response["object"], "chat.completion");
+        let choice = &response["choices"][0];
+        assert_eq!(choice["finish_reason"], "tool_calls");
+        let message = &choice["message"];
+        assert_eq!(message["role"], "assistant");
+        assert_eq!(message["content"], "Sure.");
+        let call = &message["tool_calls"][0];
+        assert_eq!(call["type"], "function");
+        assert_eq!(call["function"]["name"], "get_weather");
+        let arguments: Value =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(arguments, serde_json::json!({"city": "Paris"}));
+        assert!(response["usage"].is_object());
     }
 }

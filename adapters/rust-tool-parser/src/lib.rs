@@ -1,13 +1,12 @@
-//! The SMG gateway's Rust parsers (`tool-parser` 1.10.0, `reasoning-parser` 1.10.0) driven as the
-//! gateway's gRPC router drives them when it streams an OpenAI chat completion (`gateway`), its
-//! OpenAI deltas read as the AI SDK's openai-compatible client reads them (`bridge`), as tch
-//! events: one [`Session`] per stream. This is the one mapping from the parsers' output to tch
-//! events; the protocol binary (`src/main.rs`) and the in-process candidate
-//! (`adapters/rust-tool-parser-in-process/`) both drive it. It never fixes the parsers: see
-//! README.md.
+//! The SMG gateway's Rust parsers (`tool-parser` 1.10.0, `reasoning-parser` 1.10.0) served as
+//! the gateway's gRPC router serves an OpenAI chat completion (`gateway`): streamed, the
+//! `chat.completion.chunk` objects it writes; not streamed, its message written as chunks. One
+//! [`Session`] per stream yields the lines the protocol binary writes (`specs/protocol.md` §5);
+//! the protocol binary (`src/main.rs`) and the in-process candidate
+//! (`adapters/rust-tool-parser-in-process/`, which reads the lines with tch's own client) both
+//! drive it. It never fixes the parsers or the gateway: see README.md.
 #![warn(missing_docs)]
 
-pub mod bridge;
 pub mod dialects;
 pub mod gateway;
 mod session;
@@ -16,3 +15,6 @@ pub use session::{Factories, Session};
 
 /// The candidate's name (the hello's `name`, and the reports' folder).
 pub const NAME: &str = "tool-parser-1.10.0";
+
+/// The `[DONE]` line: the gateway's `data: [DONE]` without its `data: ` (P5.3).
+pub const DONE: &str = "[DONE]";

@@ -1,8 +1,10 @@
 //! A tch candidate (specs/protocol.md) wrapping the Rust crates `tool-parser` 1.10.0 and
 //! `reasoning-parser` 1.10.0, the parsers of the SMG model gateway (smg-project/smg), driven as
-//! the gateway's gRPC router drives them when it streams an OpenAI chat completion
-//! (`gateway.rs`), its OpenAI deltas read as the AI SDK's openai-compatible client reads them
-//! (`bridge.rs`). The adapter never fixes the parsers: see README.md.
+//! the gateway's gRPC router drives them when it serves an OpenAI chat completion
+//! (`gateway.rs`). It answers in OpenAI chunks (`"output":"openai-chunks"`, specs/protocol.md
+//! §5), exactly the `chat.completion.chunk` objects the gateway writes, which tch reads as a
+//! client does, and it answers the non-streaming request (P2.11) through the gateway's
+//! non-streaming path. The adapter never fixes the parsers: see README.md.
 //!
 //! This binary is the protocol loop only: each stream is a `Session` of the crate's library
 //! (`src/lib.rs`), the one mapping from the parsers' output to tch events, which the in-process
@@ -74,6 +76,10 @@ fn main() -> io::Result<()> {
                         "protocol": 1,
                         "name": NAME,
                         "dialects": names,
+                        // The gateway's chunks, as it writes them
+                        // (`specs/protocol.md` §5), and its non-streaming chat path (P2.11).
+                        "output": "openai-chunks",
+                        "nonStreaming": true,
                         "reproduction": reproduction(),
                     }),
                 )?;
@@ -85,16 +91,26 @@ fn main() -> io::Result<()> {
             Some("chunk") => {
                 let text = request.get("text").and_then(Value::as_str).unwrap_or("");
                 if let Some(session) = session.as_mut() {
-                    for event in session.chunk(text) {
-                        write_line(&mut out, &event)?;
+                    for line in session.chunk(text) {
+                        writeln!(out, "{line}")?;
                     }
                 }
                 write_line(&mut out, &json!({"type": "sync"}))?;
             }
             Some("end") => {
                 if let Some(mut session) = session.take() {
-                    for event in session.end() {
-                        write_line(&mut out, &event)?;
+                    for line in session.end() {
+                        writeln!(out, "{line}")?;
+                    }
+                }
+                write_line(&mut out, &json!({"type": "done"}))?;
+            }
+            Some("non-streaming") => {
+                // After `begin`, instead of `chunk`s and `end` (P2.11): it ends the stream.
+                let text = request.get("text").and_then(Value::as_str).unwrap_or("");
+                if let Some(mut session) = session.take() {
+                    for line in session.non_streaming(text) {
+                        writeln!(out, "{line}")?;
                     }
                 }
                 write_line(&mut out, &json!({"type": "done"}))?;
@@ -226,5 +242,15 @@ mod tests {
         assert!(stdout.contains(r#"reasoning_text: "a plan""#), "{stdout}");
         assert!(stdout.contains(r#"name: Some("get_weather")"#), "{stdout}");
         assert!(stdout.contains("end of stream"), "{stdout}");
+        assert!(
+            stdout.contains("tool.parse_complete_with_tools(\"Sure.<tool_call>"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(
+                "detect_and_parse_reasoning -> Ok(ParserResult { normal_text: \"Sure.<tool_call>"
+            ),
+            "{stdout}"
+        );
     }
 }

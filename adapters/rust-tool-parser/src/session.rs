@@ -1,11 +1,16 @@
-//! One stream, from the protocol's `begin` to its `end`: the gateway's side (`gateway::Stream`)
-//! and the client's (`bridge::OpenAiDeltas`), yielding tch events as JSON objects
-//! (`specs/events.md`), exactly the lines the protocol binary writes.
+//! One stream, from the protocol's `begin` to its `end` (or its `non-streaming` request): the
+//! gateway's side (`gateway::Stream`), yielding the lines it writes after `data: ` (the chunks as
+//! JSON text, then `[DONE]`), exactly the lines the protocol binary writes (`specs/protocol.md`
+//! §5).
 
-use openai_protocol::common::Tool;
+use openai_protocol::{chat::ChatCompletionStreamResponse, common::Tool};
 use serde_json::{json, Value};
 
-use crate::{bridge::OpenAiDeltas, dialects, gateway::Stream};
+use crate::{
+    dialects,
+    gateway::{completion_line, wire_line, Stream},
+    DONE,
+};
 
 /// The parser factories the gateway builds once at start-up; every stream's parsers come from
 /// them (cloning a factory shares its registry).
@@ -31,19 +36,19 @@ impl Default for Factories {
     }
 }
 
-/// One stream: the gateway's side and the client's.
+/// One stream: the gateway's side.
 pub struct Session {
+    /// `None` for a dialect the hello does not list (tch never sends one, P2.4): no
+    /// deployment, no chunk but `[DONE]`.
     gateway: Option<Stream>,
-    client: OpenAiDeltas,
-    /// `TCH_TOOL_PARSER_TRACE=1`: every OpenAI delta the gateway sends, on stderr.
+    /// `TCH_TOOL_PARSER_TRACE=1`: every line written, on stderr too.
     trace: bool,
 }
 
 impl Session {
     /// A stream begun by the protocol's `begin` request (a JSON object with `dialect`,
-    /// `prefill` and `tools`, `specs/protocol.md` P2). A dialect with no deployment gets no
-    /// parser: its text passes through. Fails only when the gateway's async runtime cannot be
-    /// built.
+    /// `prefill` and `tools`, `specs/protocol.md` P2). Fails only when the gateway's async
+    /// runtime cannot be built.
     pub fn begin(request: &Value, factories: &Factories) -> std::io::Result<Session> {
         let dialect = request
             .get("dialect")
@@ -62,43 +67,53 @@ impl Session {
         };
         Ok(Session {
             gateway,
-            client: OpenAiDeltas::new(),
             trace: std::env::var_os("TCH_TOOL_PARSER_TRACE").is_some_and(|v| v == "1"),
         })
     }
 
-    /// The events of one chunk (the protocol's `chunk`).
-    pub fn chunk(&mut self, text: &str) -> Vec<Value> {
-        match self.gateway.as_mut() {
-            Some(gateway) => {
-                let deltas = gateway.chunk(text);
-                self.read(deltas)
-            }
-            // No parser for this stream (a dialect the hello does not list): text passes.
-            None if !text.is_empty() => vec![json!({"type": "text-delta", "delta": text})],
-            None => Vec::new(),
-        }
+    /// The chunks the gateway writes once it has read one engine delta (the protocol's
+    /// `chunk`), one JSON text each.
+    pub fn chunk(&mut self, text: &str) -> Vec<String> {
+        let chunks = self
+            .gateway
+            .as_mut()
+            .map(|gateway| gateway.chunk(text))
+            .unwrap_or_default();
+        self.lines(&chunks, false)
     }
 
-    /// The events of the end of the stream (the protocol's `end`).
-    pub fn end(&mut self) -> Vec<Value> {
-        let deltas = self.gateway.as_mut().map(Stream::end).unwrap_or_default();
-        let mut events = self.read(deltas);
-        // Phase 4: the finish chunk; the client completes its unfinished calls.
-        events.extend(self.client.finish());
-        events
+    /// What the gateway writes when generation ends (the protocol's `end`): the flushed text
+    /// and arguments, the finish chunk, the usage chunk, then `[DONE]`.
+    pub fn end(&mut self) -> Vec<String> {
+        let chunks = self.gateway.as_mut().map(Stream::end).unwrap_or_default();
+        self.lines(&chunks, true)
     }
 
-    fn read(&mut self, deltas: Vec<Value>) -> Vec<Value> {
+    /// The protocol's `non-streaming` request: the gateway's non-streaming answer, one
+    /// `chat.completion` object (README; `specs/protocol.md` P5.7).
+    pub fn non_streaming(&mut self, text: &str) -> Vec<String> {
+        let Some(gateway) = self.gateway.as_mut() else {
+            return Vec::new();
+        };
+        let line = completion_line(&gateway.non_streaming(text));
         if self.trace {
-            for delta in &deltas {
-                eprintln!("delta {delta}");
+            eprintln!("{line}");
+        }
+        vec![line]
+    }
+
+    fn lines(&self, chunks: &[ChatCompletionStreamResponse], done: bool) -> Vec<String> {
+        let mut lines: Vec<String> = chunks.iter().map(wire_line).collect();
+        if done {
+            // `process_streaming_response`: `data: [DONE]` after the stream's chunks.
+            lines.push(DONE.to_owned());
+        }
+        if self.trace {
+            for line in &lines {
+                eprintln!("data: {line}");
             }
         }
-        deltas
-            .iter()
-            .flat_map(|delta| self.client.delta(delta))
-            .collect()
+        lines
     }
 }
 

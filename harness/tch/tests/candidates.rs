@@ -181,7 +181,7 @@ fn wire_rules(name: &str) -> BTreeSet<String> {
 #[test]
 fn each_wire_example_gets_the_wire_verdict_naming_its_rule() {
     // adapters/examples/wire_*.py: a server's chunk writer with one bug each (specs/wire.md).
-    let examples: [(&str, &[&str], &[&str]); 5] = [
+    let examples: [(&str, &[&str], &[&str]); 6] = [
         ("wire_repeats_id", &["W4.3"], &["wire"]),
         (
             "wire_name_later",
@@ -191,6 +191,13 @@ fn each_wire_example_gets_the_wire_verdict_naming_its_rule() {
         ("wire_no_finish_reason", &["W6.1"], &["wire"]),
         ("wire_stop_after_calls", &["W6.2"], &["wire"]),
         ("wire_usage_first", &["W7.1"], &["wire"]),
+        // The non-streaming answer (P5.7): the client refuses the whole message, so that
+        // replay has neither the text nor the call of the streamed one.
+        (
+            "wire_completion_arguments_object",
+            &["W8.1"],
+            &["wire", "non-streaming-differs", "missing-call", "lost-text"],
+        ),
     ];
     for (example, rules, expected) in examples {
         let script = format!("adapters/examples/{example}.py");

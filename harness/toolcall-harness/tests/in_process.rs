@@ -13,6 +13,7 @@ use toolcall_harness::judge::{Status, Verdict};
 use toolcall_harness::protocol::Begin;
 use toolcall_harness::split::SplitOptions;
 use toolcall_harness::triage::Budget;
+use toolcall_harness::wire::Output;
 
 fn tools() -> Arc<toolcall_harness::tools::Registry> {
     Arc::new(bundled_registry().expect("the bundled tools read"))
@@ -393,4 +394,60 @@ fn a_candidate_that_starts_in_reasoning_is_not_judged_on_replies_that_cannot() {
     assert_eq!(closed, Status::NotApplicable);
     assert!(notes[0].contains("startsInReasoning"), "{notes:?}");
     assert!(declared.passed(), "{}", declared.render());
+}
+
+/// The reference without its `error` events, as a candidate that reads a server's chunks back
+/// gives them (no chunk carries one, `specs/protocol.md` P5.6).
+struct NoErrors(Reference);
+
+impl NoErrors {
+    fn keep(events: Vec<Event>, out: &mut Vec<Event>) {
+        out.extend(
+            events
+                .into_iter()
+                .filter(|event| !matches!(event, Event::Error { .. })),
+        );
+    }
+}
+
+impl Candidate for NoErrors {
+    fn begin(&mut self, begin: &Begin) {
+        self.0.begin(begin);
+    }
+    fn push(&mut self, chunk: &str, events: &mut Vec<Event>) {
+        let mut mine = Vec::new();
+        self.0.push(chunk, &mut mine);
+        Self::keep(mine, events);
+    }
+    fn end(&mut self, events: &mut Vec<Event>) {
+        let mut mine = Vec::new();
+        self.0.end(&mut mine);
+        Self::keep(mine, events);
+    }
+}
+
+#[test]
+fn a_chunk_candidate_in_process_is_judged_without_errors() {
+    let tools = tools();
+    let check = |output| {
+        Check::new("no-errors", &[Dialect::Hermes], || {
+            NoErrors(Reference::new(Arc::clone(&tools)))
+        })
+        .tools(Arc::clone(&tools))
+        .case("hermes/array-content-invalid")
+        .splits(SplitOptions {
+            budget: 4,
+            random: 1,
+            ..SplitOptions::default()
+        })
+        .triage(Budget::Time(std::time::Duration::ZERO))
+        .output(output)
+        .run()
+        .expect("the check runs")
+    };
+    // Judged as events, the missing `error` fails the case (the closest reading then is the
+    // alternative that drops the block, and the block's text is leaked markup to it).
+    let events = check(Output::Events);
+    assert!(!events.passed(), "{}", events.render());
+    check(Output::OpenaiChunks).assert_passed();
 }

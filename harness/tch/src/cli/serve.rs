@@ -27,7 +27,8 @@ pub struct ServeArgs {
     #[arg(long, short, value_parser = dialect_parser())]
     dialect: Vec<Dialect>,
     /// Answer with events, or with the OpenAI chat-completion chunks a correct server writes
-    /// (specs/protocol.md §5): the template that passes every wire rule (specs/wire.md).
+    /// and its `chat.completion` object for a non-streaming request (specs/protocol.md §5):
+    /// the template that passes every wire rule (specs/wire.md).
     #[arg(long, default_value = "events", value_parser = ["events", "openai-chunks"])]
     output: String,
 }

@@ -29,7 +29,7 @@ pub trait StreamCandidate {
 
     /// The candidate's non-streaming result for the whole reply `text` under `begin`. Asked
     /// only of a candidate that declares it; one that has no such path (a closure, an
-    /// in-process candidate) answers a `protocol` fault.
+    /// in-process candidate without `NON_STREAMING`) answers a `protocol` fault.
     fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
         let _ = (begin, text);
         Err(ReplayError::Fault(Fault::Protocol {

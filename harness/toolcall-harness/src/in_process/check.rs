@@ -32,6 +32,7 @@ use crate::scaling::ScalingOptions;
 use crate::split::{ChunkSpec, SplitOptions};
 use crate::tools::Registry;
 use crate::triage::{self, Budget, FailingCase, RootCause, TriageOptions};
+use crate::wire::Output;
 
 /// The failing cases whose findings [`Checked::render`] prints in full (the root causes come
 /// first and name every failing case's cause; the rest are in the report folder).
@@ -49,6 +50,7 @@ pub struct Check<F> {
     jobs: usize,
     tools: Option<Arc<Registry>>,
     triage: Budget,
+    output: Output,
 }
 
 /// Why a check could not run.
@@ -119,7 +121,18 @@ where
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
             tools: None,
             triage: Budget::Time(Duration::from_secs(30)),
+            output: Output::Events,
         }
+    }
+
+    /// What the candidate's events come from: [`Output::OpenaiChunks`] for a candidate that
+    /// produces a server's chunks and reads them back with [`crate::wire::WireReader`] (the
+    /// client's reading), judged as `tch run` judges an `openai-chunks` candidate's events
+    /// (`specs/protocol.md` P5.6: no chunk carries an `error` event, so errors are compared on
+    /// neither side). The wire rules themselves are judged only over the protocol.
+    pub fn output(mut self, output: Output) -> Self {
+        self.output = output;
+        self
     }
 
     /// Only the cases whose id (`DIALECT/NAME`) matches `glob`; may be given again.
@@ -248,9 +261,8 @@ where
                 .map(|d| d.name().to_owned())
                 .collect(),
             definitions: false,
-            output: crate::wire::Output::Events,
-            // An in-process candidate has one entry point: `push`/`end`.
-            non_streaming: false,
+            output: self.output,
+            non_streaming: C::NON_STREAMING,
             // Its `begin` may read the request's options, but nothing says it honours them:
             // the cases that set them are `n/a` (`specs/protocol.md` P6.2).
             options: Vec::new(),

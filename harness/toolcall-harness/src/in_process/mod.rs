@@ -76,6 +76,17 @@ pub trait Candidate {
 
     /// Ends the stream: the events still held back.
     fn end(&mut self, events: &mut Vec<Event>);
+
+    /// Whether [`Candidate::non_streaming`] is the parser's own non-streaming path (the
+    /// protocol's `"nonStreaming":true`, `specs/protocol.md` P2.11): then every case is also
+    /// judged whole against streamed (`specs/runner.md` R2.3), as over the protocol.
+    const NON_STREAMING: bool = false;
+
+    /// After `begin`, instead of `push` and `end`: the parser's non-streaming result for the
+    /// whole reply `text`. Called only when [`Candidate::NON_STREAMING`] is true.
+    fn non_streaming(&mut self, text: &str, events: &mut Vec<Event>) {
+        let _ = (text, events);
+    }
 }
 
 /// Reads an event given as its JSON object, as `tch` reads a candidate's event line over the
@@ -118,13 +129,27 @@ impl<F: Fn() -> C, C: Candidate> Guarded<F, C> {
     }
 }
 
-impl<F: Fn() -> C, C: Candidate> StreamCandidate for Guarded<F, C> {
-    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+impl<F: Fn() -> C, C: Candidate> Guarded<F, C> {
+    /// Runs `replay` on the candidate, a panic caught as a crash.
+    fn replay(&mut self, replay: impl FnOnce(&mut C) -> Transcript) -> Result<Transcript, ReplayError> {
         let mut candidate = match self.candidate.take() {
             Some(candidate) => candidate,
             None => panics::quietly(&self.make).map_err(crashed)?,
         };
-        let replayed = panics::quietly(|| {
+        match panics::quietly(|| replay(&mut candidate)) {
+            Ok(transcript) => {
+                self.candidate = Some(candidate);
+                Ok(transcript)
+            }
+            // The candidate's state is whatever the panic left: the next stream gets a new one.
+            Err(panic) => Err(crashed(panic)),
+        }
+    }
+}
+
+impl<F: Fn() -> C, C: Candidate> StreamCandidate for Guarded<F, C> {
+    fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
+        self.replay(|candidate| {
             let mut transcript = Transcript::default();
             candidate.begin(begin);
             for chunk in chunks {
@@ -133,15 +158,16 @@ impl<F: Fn() -> C, C: Candidate> StreamCandidate for Guarded<F, C> {
             }
             candidate.end(&mut transcript.events);
             transcript
-        });
-        match replayed {
-            Ok(transcript) => {
-                self.candidate = Some(candidate);
-                Ok(transcript)
-            }
-            // The candidate's state is whatever the panic left: the next stream gets a new one.
-            Err(panic) => Err(crashed(panic)),
-        }
+        })
+    }
+
+    fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
+        self.replay(|candidate| {
+            let mut transcript = Transcript::default();
+            candidate.begin(begin);
+            candidate.non_streaming(text, &mut transcript.events);
+            transcript
+        })
     }
 }
 

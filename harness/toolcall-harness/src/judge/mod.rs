@@ -16,6 +16,7 @@ pub mod diff;
 pub mod expect;
 pub mod finding;
 pub mod grammar;
+mod message;
 pub mod reference;
 pub mod replay;
 pub mod severity;

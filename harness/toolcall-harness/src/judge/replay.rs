@@ -6,7 +6,7 @@
 //! stream, to tell nondeterminism (`flaky`) from chunk-dependence.
 
 use super::conformance::shown;
-use super::{Finding, Severity, Sides, Verdict, comparable, conformance, diff, grammar};
+use super::{Finding, Severity, Sides, Verdict, comparable, conformance, diff, grammar, message};
 use crate::corpus::Alternative;
 use crate::event::Event;
 use crate::split::{Chunking, SplitKind};
@@ -40,6 +40,17 @@ impl Output {
     /// The side of a diff: compared, shown.
     fn side(&self) -> (&[Event], &[Event]) {
         (&self.compared, &self.shown)
+    }
+
+    /// `whole` and a chunk candidate's non-streaming `answer` in a message's shape (R2.3).
+    /// Neither holds an `error` (P5.6), so each is shown as compared.
+    fn messages(whole: &Output, answer: &Output) -> (Output, Output) {
+        let (whole, answer) = message::shapes(&whole.compared, &answer.compared);
+        let output = |compared: Vec<Event>| Output {
+            shown: compared.clone(),
+            compared,
+        };
+        (output(whole), output(answer))
     }
 }
 
@@ -114,6 +125,17 @@ impl<'s> StreamJudge<'s> {
         self
     }
 
+    /// Whether `actual`, the output of `chunking`, differs from the whole stream's: as it
+    /// streamed, or for a chunk candidate's non-streaming answer, in a message's shape (R2.3).
+    fn differs(&self, chunking: &Chunking, whole: &Output, actual: &Output) -> bool {
+        if self.wire && chunking.kind == SplitKind::NonStreaming {
+            let (whole, actual) = Output::messages(whole, actual);
+            whole.compared != actual.compared
+        } else {
+            whole.compared != actual.compared
+        }
+    }
+
     /// Whether the whole stream has been judged (chunk-dependence can be judged).
     pub fn has_baseline(&self) -> bool {
         self.baseline.is_some()
@@ -175,12 +197,23 @@ impl<'s> StreamJudge<'s> {
                 }
                 self.baseline = Some(actual.clone());
             }
-            Some(whole) if whole.compared != actual.compared => {
+            Some(whole) if self.differs(chunking, whole, &actual) => {
                 let non_streaming = chunking.kind == SplitKind::NonStreaming;
+                // R2.3: a chunk candidate's non-streaming answer is one message, compared in
+                // a message's shape; every other replay as it streamed.
+                let (whole, actual) = if non_streaming && self.wire {
+                    Output::messages(whole, &actual)
+                } else {
+                    (whole.clone(), actual.clone())
+                };
                 found.push(if non_streaming {
                     // R2.3: the parser's other entry point, given the same reply whole.
-                    let right = if conformance(&self.expected.compared, &actual.compared).is_empty()
-                    {
+                    let (expected, answer) = if self.wire {
+                        Output::messages(&self.expected, &actual)
+                    } else {
+                        (self.expected.clone(), actual.clone())
+                    };
+                    let right = if conformance(&expected.compared, &answer.compared).is_empty() {
                         " (the non-streaming result is the expected one)"
                     } else {
                         ""
@@ -525,6 +558,36 @@ mod tests {
             "{}",
             finding.detail
         );
+    }
+
+    #[test]
+    fn a_chunk_candidate_s_non_streaming_message_is_compared_in_its_shape() {
+        // R2.3: a chat.completion message holds one content string and then its calls, so
+        // the text around a call comes first, joined with the server's blanks.
+        const STREAM: &str = "a <t>{}</t> b";
+        let call = || Event::call("c", "t", json!({}));
+        let streamed = vec![Event::text("a "), call(), Event::text(" b")];
+        let mut judge = StreamJudge::of_output(STREAM, &streamed, true);
+        assert_eq!(judge.replay(&Chunking::whole(), &transcript(streamed)), None);
+        let message = transcript(vec![Event::text("a\nb"), call()]);
+        assert_eq!(judge.replay(&Chunking::non_streaming(), &message), None);
+        // The text after the call lost (SGLang's non-streaming hermes keeps the text before
+        // the first call only): the text differs, the call does not.
+        let lost = transcript(vec![Event::text("a"), call()]);
+        let finding = judge
+            .replay(&Chunking::non_streaming(), &lost)
+            .expect("differs");
+        assert_eq!(
+            finding.verdicts,
+            [Verdict::NonStreamingDiffers, Verdict::LostText]
+        );
+        assert!(finding.diff.contains(r#"-{"type":"text-delta","delta":"a b"}"#));
+        // An events candidate's answer keeps its order: the same events reordered differ.
+        let mut judge = StreamJudge::new(STREAM, &[Event::text("a"), call(), Event::text("b")]);
+        let streamed = transcript(vec![Event::text("a"), call(), Event::text("b")]);
+        assert_eq!(judge.replay(&Chunking::whole(), &streamed), None);
+        let reordered = transcript(vec![Event::text("a b"), call()]);
+        assert!(judge.replay(&Chunking::non_streaming(), &reordered).is_some());
     }
 
     #[test]

@@ -130,11 +130,12 @@ impl Server<'_> {
                 stream,
                 choice,
                 text,
-            } => self.feed(&stream, choice, "sync", |parser, out| {
+            } => self.feed(&stream, choice, Closing::Sync, |parser, out| {
                 parser.push(&text, out)
             }),
             Request::End { stream, choice } => {
-                let lines = self.feed(&stream, choice, "done", |parser, out| parser.finish(out));
+                let lines =
+                    self.feed(&stream, choice, Closing::Done, |parser, out| parser.finish(out));
                 // Whether `feed` wrote events or chunks, the stream is over once its last
                 // choice is.
                 if let Some((_, choices)) = &self.stream
@@ -145,12 +146,14 @@ impl Server<'_> {
                 lines
             }
             // The reference has one path: the whole reply pushed at once, then finished
-            // (P2.11). Its answer equals the streamed one by construction.
+            // (P2.11). Its answer equals the streamed one by construction; as chunks' server,
+            // it writes one `chat.completion` object (P5.7).
             Request::NonStreaming { stream, text } => {
-                let lines = self.feed(&stream, None, "done", |parser, out| {
+                let whole = |parser: &mut dyn StreamParser, out: &mut Vec<Event>| {
                     parser.push(&text, out);
                     parser.finish(out);
-                });
+                };
+                let lines = self.feed(&stream, None, Closing::Whole, whole);
                 self.stream = None;
                 lines
             }
@@ -171,7 +174,7 @@ impl Server<'_> {
         &mut self,
         stream: &str,
         choice: Option<u32>,
-        closing: &str,
+        closing: Closing,
         step: impl FnOnce(&mut dyn StreamParser, &mut Vec<Event>),
     ) -> Vec<String> {
         let mut lines = Vec::new();
@@ -181,13 +184,15 @@ impl Server<'_> {
                 let Choice { parser, writer } = &mut choices[index];
                 let mut events = Vec::new();
                 step(parser.as_mut(), &mut events);
-                match self.answer {
-                    Output::Events => lines.extend(events.iter().map(Event::to_json_line)),
-                    Output::OpenaiChunks => {
+                match (self.answer, closing) {
+                    (Output::Events, _) => lines.extend(events.iter().map(Event::to_json_line)),
+                    (Output::OpenaiChunks, Closing::Sync) => lines.extend(writer.events(&events)),
+                    (Output::OpenaiChunks, Closing::Done) => {
                         lines.extend(writer.events(&events));
-                        if closing == "done" {
-                            lines.extend(writer.finish());
-                        }
+                        lines.extend(writer.finish());
+                    }
+                    (Output::OpenaiChunks, Closing::Whole) => {
+                        lines.push(ChunkWriter::completion(&events));
                     }
                 }
             }
@@ -197,7 +202,10 @@ impl Server<'_> {
             ))),
             _ => lines.push(error_line(format!("no stream \"{stream}\" was begun"))),
         }
-        lines.push(control_line(closing));
+        lines.push(control_line(match closing {
+            Closing::Sync => "sync",
+            Closing::Done | Closing::Whole => "done",
+        }));
         lines
     }
 
@@ -230,6 +238,15 @@ impl Server<'_> {
         self.tools = Some((tools, Arc::clone(&registry)));
         Ok(registry)
     }
+}
+
+/// How a request's answer ends: a `chunk`'s (`sync`), a stream's `end` (`done`), or a
+/// `non-streaming` request's (`done`; for a chunks server, one `chat.completion` object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closing {
+    Sync,
+    Done,
+    Whole,
 }
 
 /// One choice of the stream being served.

@@ -288,9 +288,9 @@ impl Candidate {
             text: text.to_owned(),
         })?;
         let mut transcript = Transcript::default();
-        // A chunk candidate answers in chunks here too (P2.11), read and judged as a stream's.
+        // A chunk candidate answers with its server's `chat.completion` object (P5.7).
         let mut wire = (self.hello.output == Output::OpenaiChunks)
-            .then(|| WireReader::for_choice(&begin.options, 0));
+            .then(|| WireReader::completion(&begin.options));
         self.read_events(&mut transcript, Reply::Done, &mut wire)?;
         Ok(transcript)
     }

@@ -1,5 +1,4 @@
-//! The AI SDK v5 openai-compatible client's reading of OpenAI chunks (`specs/wire.md` §2,
-//! `adapters/bridge/README.md`): `OpenAICompatibleChatLanguageModel.doStream`'s `transform`
+//! The AI SDK v5 openai-compatible client's reading of OpenAI chunks (`specs/wire.md` §2): `OpenAICompatibleChatLanguageModel.doStream`'s `transform`
 //! and `flush`, rule for rule, giving the events (as JSON objects, read afterwards exactly as
 //! a candidate's event lines are) that the AI SDK hands an application. It never repairs what
 //! the server sent.
@@ -162,13 +161,13 @@ fn finish_call(call: &mut Call) -> [Value; 2] {
     ]
 }
 
-fn error(text: String) -> Value {
+pub(super) fn error(text: String) -> Value {
     json!({"type": "error", "errorText": text})
 }
 
 /// The message of a server's error object (`{"error": {"message": …}}`), which the AI SDK's
 /// union schema reads as an error part.
-fn server_error(chunk: &Value) -> Option<String> {
+pub(super) fn server_error(chunk: &Value) -> Option<String> {
     chunk
         .get("choices")
         .is_none()
@@ -180,6 +179,13 @@ fn server_error(chunk: &Value) -> Option<String> {
 /// What is wrong with a chunk under doStream's chunk schema
 /// (`createOpenAICompatibleChatChunkSchema`, zod: unknown keys are allowed), or `None`.
 pub fn schema_problem(chunk: &Value) -> Option<String> {
+    body_problem(chunk, Shape::Delta)
+}
+
+/// What is wrong with a chunk (`shape` [`Shape::Delta`]) or a non-streaming response body
+/// ([`Shape::Message`], `OpenAICompatibleChatResponseSchema`): the same fields around each
+/// choice's `delta` or `message`.
+pub(super) fn body_problem(chunk: &Value, shape: Shape) -> Option<String> {
     let string_or_null = |value: &Value| value.is_null() || value.is_string();
     let Some(object) = chunk.as_object() else {
         return Some("expected object".into());
@@ -205,18 +211,34 @@ pub fn schema_problem(chunk: &Value) -> Option<String> {
         if !string_or_null(&choice["finish_reason"]) {
             return Some(format!("choices[{i}].finish_reason: expected string"));
         }
-        if let Some(problem) = delta_problem(&choice["delta"]) {
-            return Some(format!("choices[{i}].delta{problem}"));
+        let field = match shape {
+            Shape::Delta => "delta",
+            Shape::Message => "message",
+        };
+        if let Some(problem) = message_problem(&choice[field], shape) {
+            return Some(format!("choices[{i}].{field}{problem}"));
         }
     }
     None
 }
 
-/// What is wrong with a `delta` (the bridge's `_schema_problem`), as a path suffix and a
-/// message.
-fn delta_problem(delta: &Value) -> Option<String> {
+/// Which schema [`message_problem`] checks: a chunk's `delta` or a non-streaming response's
+/// `message`, which differ only in their calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// A `delta` (`createOpenAICompatibleChatChunkSchema`): may be absent; a call has a
+    /// numeric `index`, and its `function.name` and `arguments` may be null.
+    Delta,
+    /// A `message` (`OpenAICompatibleChatResponseSchema`): required; a call has no `index`,
+    /// and its `function.name` and `arguments` are strings.
+    Message,
+}
+
+/// What is wrong with a `delta` or a `message` (the bridge's `_schema_problem`), as a path
+/// suffix and a message.
+pub(super) fn message_problem(delta: &Value, shape: Shape) -> Option<String> {
     let string_or_null = |value: &Value| value.is_null() || value.is_string();
-    if delta.is_null() {
+    if delta.is_null() && shape == Shape::Delta {
         return None;
     }
     if !delta.is_object() {
@@ -242,7 +264,7 @@ fn delta_problem(delta: &Value) -> Option<String> {
         if !call.is_object() {
             return Some(format!("{at}: expected object"));
         }
-        if !call["index"].is_number() {
+        if shape == Shape::Delta && !call["index"].is_number() {
             return Some(format!("{at}.index: expected number"));
         }
         if !string_or_null(&call["id"]) {
@@ -253,7 +275,11 @@ fn delta_problem(delta: &Value) -> Option<String> {
             return Some(format!("{at}.function: expected object"));
         }
         for key in ["name", "arguments"] {
-            if !string_or_null(&function[key]) {
+            let read = match shape {
+                Shape::Delta => string_or_null(&function[key]),
+                Shape::Message => function[key].is_string(),
+            };
+            if !read {
                 return Some(format!("{at}.function.{key}: expected string"));
             }
         }

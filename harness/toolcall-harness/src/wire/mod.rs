@@ -4,12 +4,15 @@
 //! [`WireReader`], which reads them as the AI SDK's openai-compatible client does (the events
 //! every other verdict judges) and judges the chunks themselves against the wire rules.
 //!
-//! - [`client`]: the AI SDK v5 client's reading of the chunks (what `adapters/bridge/` ports);
+//! - [`client`]: the AI SDK v5 client's reading of the chunks;
 //! - [`rules`]: the wire rules, their severities, and the judge of one stream's chunks;
+//! - [`completion`]: a non-streaming answer, one `chat.completion` object (P5.7), read as the
+//!   client's `doGenerate` reads it and judged against the same rules;
 //! - [`writer`]: events written as chunks, as a correct server writes them (`tch serve
 //!   --output openai-chunks`).
 
 pub mod client;
+pub mod completion;
 pub mod rules;
 pub mod writer;
 
@@ -23,6 +26,7 @@ use thiserror::Error;
 use crate::protocol::RequestOptions;
 
 pub use client::AiSdkClient;
+pub use completion::CompletionReader;
 pub use rules::{Breach, Rule, WireJudge};
 pub use writer::ChunkWriter;
 
@@ -80,11 +84,28 @@ pub enum ChunkLineError {
     NotAnObject(String),
 }
 
-/// One stream's chunks read: the client's reading and the wire judge side by side.
-#[derive(Debug, Default)]
-pub struct WireReader {
-    client: AiSdkClient,
-    judge: WireJudge,
+/// One answer's lines read: a stream's chunks (the client's reading and the wire judge side
+/// by side), or a non-streaming answer's `chat.completion` object (P5.7).
+#[derive(Debug)]
+pub enum WireReader {
+    /// A stream's chunks.
+    Stream {
+        /// The client's reading.
+        client: AiSdkClient,
+        /// The wire judge.
+        judge: WireJudge,
+    },
+    /// A non-streaming answer.
+    Completion(CompletionReader),
+}
+
+impl Default for WireReader {
+    fn default() -> WireReader {
+        WireReader::Stream {
+            client: AiSdkClient::default(),
+            judge: WireJudge::default(),
+        }
+    }
 }
 
 impl WireReader {
@@ -92,31 +113,47 @@ impl WireReader {
     /// (`specs/protocol.md` §6). The client reads each choice's chunks apart, as a client
     /// that keeps choices by `index` does.
     pub fn for_choice(options: &RequestOptions, choice: u32) -> WireReader {
-        WireReader {
+        WireReader::Stream {
             client: AiSdkClient::default(),
             judge: WireJudge::for_choice(options, choice),
         }
     }
 
-    /// Reads one line (a chunk or `[DONE]`): the events it gives, as event objects that are
-    /// read afterwards as a candidate's event lines are.
-    pub fn line(&mut self, line: &str) -> Result<Vec<Value>, ChunkLineError> {
-        if line.trim() == DONE {
-            self.judge.done();
-            return Ok(Vec::new());
-        }
-        let chunk: Value =
-            serde_json::from_str(line).map_err(|e| ChunkLineError::NotJson(e.to_string()))?;
-        if !chunk.is_object() {
-            return Err(ChunkLineError::NotAnObject(chunk.to_string()));
-        }
-        self.judge.chunk(&chunk);
-        Ok(self.client.chunk(&chunk))
+    /// The reader of the non-streaming answer to a request with `options` (P5.7).
+    pub fn completion(options: &RequestOptions) -> WireReader {
+        WireReader::Completion(CompletionReader::for_request(options))
     }
 
-    /// The stream's end: the events the client gives at its end, and the wire's breaches.
-    pub fn finish(mut self) -> (Vec<Value>, Vec<Breach>) {
-        (self.client.finish(), self.judge.finish())
+    /// Reads one line (a chunk, a `chat.completion` object, or `[DONE]`): the events it
+    /// gives, as event objects that are read afterwards as a candidate's event lines are.
+    pub fn line(&mut self, line: &str) -> Result<Vec<Value>, ChunkLineError> {
+        if line.trim() == DONE {
+            match self {
+                WireReader::Stream { judge, .. } => judge.done(),
+                WireReader::Completion(reader) => reader.done(),
+            }
+            return Ok(Vec::new());
+        }
+        let object: Value =
+            serde_json::from_str(line).map_err(|e| ChunkLineError::NotJson(e.to_string()))?;
+        if !object.is_object() {
+            return Err(ChunkLineError::NotAnObject(object.to_string()));
+        }
+        Ok(match self {
+            WireReader::Stream { client, judge } => {
+                judge.chunk(&object);
+                client.chunk(&object)
+            }
+            WireReader::Completion(reader) => reader.object(&object),
+        })
+    }
+
+    /// The answer's end: the events the client gives at its end, and the wire's breaches.
+    pub fn finish(self) -> (Vec<Value>, Vec<Breach>) {
+        match self {
+            WireReader::Stream { mut client, judge } => (client.finish(), judge.finish()),
+            WireReader::Completion(reader) => (Vec::new(), reader.finish()),
+        }
     }
 }
 

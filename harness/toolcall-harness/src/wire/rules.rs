@@ -1,6 +1,7 @@
 //! The wire rules of `specs/wire.md` §3, judged on one stream's chunks as they come: a
 //! [`WireJudge`] sees each chunk, `[DONE]` and the end, and keeps the first [`Breach`] of each
-//! [`Rule`], with the severity the rule carries (`specs/wire.md` §4).
+//! [`Rule`], with the severity the rule carries (`specs/wire.md` §4). (The non-streaming
+//! response's rules are judged in [`completion`](super::completion), with the same types.)
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -22,6 +23,8 @@ pub enum Rule {
     DoneOnce,
     /// W1.4: nothing follows `[DONE]`.
     NothingAfterDone,
+    /// W1.5: a stream is not cut off by an error (the server's error chunk).
+    ErrorChunk,
     /// W2.1: one choice per chunk, with the `index` of the choice it answers (0 for one).
     OneChoice,
     /// W3.1: the first chunk's delta has `role: "assistant"`.
@@ -52,15 +55,24 @@ pub enum Rule {
     UsageChunk,
     /// W7.2: `usage` only on the usage chunk.
     UsageOnlyThere,
+    /// W8.1: the non-streaming answer is one `chat.completion` object that passes the schema.
+    CompletionObject,
+    /// W8.2: every call of the non-streaming message has an `id` and a `function.name`.
+    CompletionCallNamed,
+    /// W8.3: every call of the non-streaming message has `type: "function"`.
+    CompletionCallType,
+    /// W8.4: the non-streaming message has `role: "assistant"`.
+    CompletionRole,
 }
 
 impl Rule {
     /// Every rule, in spec order.
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 24] = [
         Rule::ChunkObject,
         Rule::ChunkSchema,
         Rule::DoneOnce,
         Rule::NothingAfterDone,
+        Rule::ErrorChunk,
         Rule::OneChoice,
         Rule::RoleFirst,
         Rule::RoleOnce,
@@ -76,6 +88,10 @@ impl Rule {
         Rule::FinishReason,
         Rule::UsageChunk,
         Rule::UsageOnlyThere,
+        Rule::CompletionObject,
+        Rule::CompletionCallNamed,
+        Rule::CompletionCallType,
+        Rule::CompletionRole,
     ];
 
     /// Its id in `specs/wire.md` (`W4.3`).
@@ -85,6 +101,7 @@ impl Rule {
             Rule::ChunkSchema => "W1.2",
             Rule::DoneOnce => "W1.3",
             Rule::NothingAfterDone => "W1.4",
+            Rule::ErrorChunk => "W1.5",
             Rule::OneChoice => "W2.1",
             Rule::RoleFirst => "W3.1",
             Rule::RoleOnce => "W3.2",
@@ -100,6 +117,10 @@ impl Rule {
             Rule::FinishReason => "W6.2",
             Rule::UsageChunk => "W7.1",
             Rule::UsageOnlyThere => "W7.2",
+            Rule::CompletionObject => "W8.1",
+            Rule::CompletionCallNamed => "W8.2",
+            Rule::CompletionCallType => "W8.3",
+            Rule::CompletionRole => "W8.4",
         }
     }
 
@@ -108,6 +129,9 @@ impl Rule {
         match self {
             Rule::ChunkObject
             | Rule::ChunkSchema
+            | Rule::ErrorChunk
+            | Rule::CompletionObject
+            | Rule::CompletionCallNamed
             | Rule::FirstDeltaNamesTheCall
             | Rule::NoRepeatedIdOrName
             | Rule::ContiguousIndex
@@ -123,7 +147,9 @@ impl Rule {
             | Rule::RoleFirst
             | Rule::FirstDeltaType
             | Rule::ArgumentsAfterFirstDelta
-            | Rule::UsageOnlyThere => Severity::Low,
+            | Rule::UsageOnlyThere
+            | Rule::CompletionCallType
+            | Rule::CompletionRole => Severity::Low,
         }
     }
 }
@@ -177,6 +203,8 @@ pub struct WireJudge {
     finishes: usize,
     /// The chunk of the usage chunk (`choices: []` with `usage`).
     usage_at: Option<usize>,
+    /// Whether the server wrote its error chunk (W1.5): no finish is due after it.
+    errored: bool,
     calls: Vec<Call>,
     reasoning_fields: BTreeSet<&'static str>,
     breaches: Vec<Breach>,
@@ -208,6 +236,17 @@ impl WireJudge {
         let n = self.chunks;
         if self.dones > 0 {
             self.breach(Rule::NothingAfterDone, format!("chunk {n} follows [DONE]"));
+        }
+        if chunk.get("choices").is_none() && chunk["error"].is_object() {
+            self.errored = true;
+            self.breach(
+                Rule::ErrorChunk,
+                format!(
+                    "chunk {n} is the server's error: {}",
+                    chunk["error"]["message"]
+                ),
+            );
+            return;
         }
         if chunk["object"] != "chat.completion.chunk" {
             self.breach(
@@ -288,7 +327,7 @@ impl WireJudge {
         if self.dones == 0 && !self.before_last_choice {
             self.breach(Rule::DoneOnce, "the stream ends without [DONE]".to_owned());
         }
-        if self.finishes == 0 && self.chunks_with_choice > 0 {
+        if self.finishes == 0 && self.chunks_with_choice > 0 && !self.errored {
             self.breach(
                 Rule::FinishOnce,
                 "no chunk carries a finish_reason".to_owned(),
@@ -442,33 +481,47 @@ impl WireJudge {
             ),
             None => self.finished_at = Some(n),
         }
-        let calls = !self.calls.is_empty();
-        let wrong = match reason {
-            "tool_calls" => !calls,
-            "stop" => calls && !self.named_tool_choice,
-            "length" | "content_filter" => false,
-            _ => true,
-        };
-        if wrong {
-            let had = if calls {
-                format!("{} tool calls", self.calls.len())
-            } else {
-                "no tool call".to_owned()
-            };
-            self.breach(
-                Rule::FinishReason,
-                format!("chunk {n} has \"finish_reason\": {reason:?} after {had}"),
-            );
+        if let Some(wrong) = wrong_finish_reason(reason, self.calls.len(), self.named_tool_choice)
+        {
+            self.breach(Rule::FinishReason, format!("chunk {n} {wrong}"));
         }
     }
 
-    /// Keeps the first breach of each rule: one is enough to say what is wrong, and a rule
-    /// broken on every delta would otherwise flood the finding.
     fn breach(&mut self, rule: Rule, detail: String) {
-        if !self.breaches.iter().any(|b| b.rule == rule) {
-            self.breaches.push(Breach { rule, detail });
-        }
+        keep_first(&mut self.breaches, rule, detail);
     }
+}
+
+/// Keeps the first breach of each rule: one is enough to say what is wrong, and a rule broken
+/// on every delta would otherwise flood the finding.
+pub(super) fn keep_first(breaches: &mut Vec<Breach>, rule: Rule, detail: String) {
+    if !breaches.iter().any(|b| b.rule == rule) {
+        breaches.push(Breach { rule, detail });
+    }
+}
+
+/// What is wrong with `finish_reason` `reason` after `calls` tool calls (W6.2), or `None`.
+/// `named_tool_choice`: the request named the tool to call, after which the API itself
+/// finishes with `stop` (W6.2).
+pub(super) fn wrong_finish_reason(
+    reason: &str,
+    calls: usize,
+    named_tool_choice: bool,
+) -> Option<String> {
+    let wrong = match reason {
+        "tool_calls" => calls == 0,
+        "stop" => calls > 0 && !named_tool_choice,
+        "length" | "content_filter" => false,
+        _ => true,
+    };
+    wrong.then(|| {
+        let had = if calls > 0 {
+            format!("{calls} tool calls")
+        } else {
+            "no tool call".to_owned()
+        };
+        format!("has \"finish_reason\": {reason:?} after {had}")
+    })
 }
 
 /// Whether a delta carries content, reasoning or tool calls.
@@ -485,7 +538,7 @@ fn carries_output(delta: &Value) -> bool {
 /// Whether `text` is the JSON text of an object, as `JSON.parse` and `json.loads` read it: a
 /// `__proto__` key is data (`specs/streaming.md` C8.5), though the AI SDK's `isParsableJson`
 /// refuses it (it then finishes the call at the end, with the same text).
-fn is_json_object(text: &str) -> bool {
+pub(super) fn is_json_object(text: &str) -> bool {
     lenient::read_json_text(text).is_ok_and(|(value, _)| value.is_object())
 }
 

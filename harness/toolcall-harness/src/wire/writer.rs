@@ -2,7 +2,8 @@
 //! first chunk carries `role`, a call's first delta its `id`, `type` and `function.name` with
 //! empty arguments and its arguments follow in a delta of their own, calls count from index
 //! 0, the end is one chunk with `finish_reason` (`tool_calls` after calls), the usage chunk
-//! (`choices: []`) and `[DONE]`. `tch serve --output openai-chunks` answers so: the template
+//! (`choices: []`) and `[DONE]`; a non-streaming answer is one `chat.completion` object
+//! (`specs/protocol.md` P5.7). `tch serve --output openai-chunks` answers so: the template
 //! that passes every wire rule.
 
 use serde_json::{Value, json};
@@ -96,6 +97,47 @@ impl ChunkWriter {
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         });
         vec![finish.to_string(), usage.to_string(), DONE.to_owned()]
+    }
+
+    /// The non-streaming answer for the whole reply's `events`: one `chat.completion` object
+    /// (P5.7), its `message` with the reasoning, the text, and the calls, each with its
+    /// arguments whole.
+    pub fn completion(events: &[Event]) -> String {
+        let (mut reasoning, mut content, mut calls) = (String::new(), String::new(), Vec::new());
+        for event in events {
+            match event {
+                Event::TextDelta { delta } => content.push_str(delta),
+                Event::ReasoningDelta { delta } => reasoning.push_str(delta),
+                Event::ToolCall(call) => calls.push(json!({
+                    "id": call.tool_call_id,
+                    "type": "function",
+                    "function": {"name": call.tool_name, "arguments": call.input.to_string()},
+                })),
+                // As in a chunk (P5.6).
+                _ => {}
+            }
+        }
+        let reason = if calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
+        let mut message = json!({"role": "assistant", "content": content});
+        if !reasoning.is_empty() {
+            message["reasoning_content"] = json!(reasoning);
+        }
+        if !calls.is_empty() {
+            message["tool_calls"] = json!(calls);
+        }
+        json!({
+            "id": ID,
+            "object": "chat.completion",
+            "created": 0,
+            "model": MODEL,
+            "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        })
+        .to_string()
     }
 
     fn delta(&mut self, delta: Value) -> String {

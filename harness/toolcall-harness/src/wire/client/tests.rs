@@ -1,5 +1,6 @@
-//! The facts of the bridge's unit tests (`adapters/bridge/python/test_openai_deltas.py`),
-//! reasoned by hand from doStream, over whole chunks.
+//! The facts of the retired Python and Node bridges' unit tests (which read engines' deltas
+//! for adapters before `tch` read the wire), reasoned by hand from doStream, over whole
+//! chunks.
 
 use serde_json::{Value, json};
 

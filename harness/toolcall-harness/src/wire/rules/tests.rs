@@ -363,3 +363,16 @@ fn every_rule_is_in_the_spec_with_its_severity() {
         );
     }
 }
+
+#[test]
+fn an_error_chunk_cuts_the_stream() {
+    // SGLang's `create_streaming_error_response` after a call's first delta, then [DONE]: the
+    // error is the breach (W1.5), not its missing `object` (W1.1) nor a missing finish (W6.1);
+    // the call it cut off has no arguments (W4.6).
+    let mut chunks = right()[..3].to_vec();
+    chunks.push(json!({"error": {"object": "error", "message": "boom", "code": 400}}));
+    assert_eq!(
+        broken(&chunks, true),
+        [Rule::ErrorChunk, Rule::ArgumentsAreJson]
+    );
+}
