@@ -631,7 +631,13 @@ int main(int argc, char ** argv) {
     g_templates_dir  = dir ? dir : TCH_LLAMA_TEMPLATES;
 
     if (argc >= 3 && std::string(argv[1]) == "--probe") {
-        return probe(argv[2], argc >= 4 ? argv[3] : "");
+        try {
+            return probe(argv[2], argc >= 4 ? argv[3] : "");
+        } catch (const std::exception & e) {
+            // an unknown dialect, a template that fails to apply: one line, exit 2
+            std::cerr << "llama-cpp adapter: --probe " << argv[2] << ": " << e.what() << "\n";
+            return 2;
+        }
     }
 
     std::unique_ptr<stream_state> s;
