@@ -10,6 +10,8 @@
 //
 //   hermes       hermesToolMiddleware      (hermesProtocol())      + extractReasoningMiddleware
 //   qwen3-coder  qwen3CoderToolMiddleware  (qwen3CoderProtocol())  + extractReasoningMiddleware
+//   longcat      createToolMiddleware      (hermesProtocol with LongCat's tags)
+//                                          + extractReasoningMiddleware({ tagName: 'longcat_think' })
 //
 // `tag` is not served: the package's yamlXml and morphXml protocols read other formats than
 // tch's `tag` dialect (README.md, "Protocols and dialects").
@@ -24,6 +26,7 @@
 import { readFileSync } from 'node:fs';
 import readline from 'node:readline';
 import {
+  createToolMiddleware,
   hermesProtocol,
   hermesToolMiddleware,
   qwen3CoderProtocol,
@@ -34,16 +37,42 @@ import { extractReasoningMiddleware, wrapLanguageModel } from 'ai';
 
 const NAME = 'ai-sdk-tool-parser-4.1.26';
 
-// tch dialect -> the package's preconfigured middleware, a fresh instance of the protocol it
-// was built with (src/preconfigured-middleware.ts: `hermesProtocol()`, `qwen3CoderProtocol`
-// resolved by createToolMiddleware), and whether the model family
-// thinks in <think> (hermes H5, specs/dialects/qwen3-coder.md §2).
+// LongCat's markers (specs/dialects/longcat.md LC1.1, LC2.1). The package's hermesProtocol
+// takes its call delimiters as options (`HermesProtocolOptions` of the exported
+// `hermesProtocol`, dist/index.d.ts; the package's own tests run custom delimiters, streamed
+// too), and its README's "Build custom middleware" builds a middleware from a protocol with
+// createToolMiddleware: that is how an AI SDK user serves LongCat. The system prompt template
+// only encodes the tools into the prompt (transformParams); it is LongCat's instruction.
+const LONGCAT = { toolCallStart: '<longcat_tool_call>', toolCallEnd: '</longcat_tool_call>' };
+const longcatProtocol = () => hermesProtocol(LONGCAT);
+const longcatToolMiddleware = createToolMiddleware({
+  protocol: longcatProtocol(),
+  toolSystemPromptTemplate: (tools) =>
+    `You have access to the following tools:\n${JSON.stringify(tools)}\n` +
+    `To call a tool, answer with ${LONGCAT.toolCallStart}{"name": <function-name>, ` +
+    `"arguments": <args-dict>}${LONGCAT.toolCallEnd}`,
+});
+
+// tch dialect -> the tool middleware (the package's preconfigured one, or LongCat's above), a
+// fresh instance of the protocol it was built with (src/preconfigured-middleware.ts:
+// `hermesProtocol()`, `qwen3CoderProtocol` resolved by createToolMiddleware), and the model
+// family's markers: its reasoning tag (extractReasoningMiddleware's `tagName`; hermes H5,
+// specs/dialects/qwen3-coder.md §2, LC2.1) and its call block's, which a prefill is read with.
 const DIALECTS = {
-  hermes: { middleware: hermesToolMiddleware, protocol: () => hermesProtocol(), think: true },
+  hermes: {
+    middleware: hermesToolMiddleware,
+    protocol: () => hermesProtocol(),
+    markers: { think: 'think', callStart: '<tool_call>', callEnd: '</tool_call>' },
+  },
   'qwen3-coder': {
     middleware: qwen3CoderToolMiddleware,
     protocol: () => qwen3CoderProtocol(),
-    think: true,
+    markers: { think: 'think', callStart: '<tool_call>', callEnd: '</tool_call>' },
+  },
+  longcat: {
+    middleware: longcatToolMiddleware,
+    protocol: longcatProtocol,
+    markers: { think: 'longcat_think', callStart: LONGCAT.toolCallStart, callEnd: LONGCAT.toolCallEnd },
   },
 };
 
@@ -148,26 +177,28 @@ function observedReasoningMiddleware(options, stage) {
 }
 
 // Does the prefill leave the stream inside reasoning? Read as hermes H6.1 / specs/dialects/qwen3-coder.md §2
-// read it: in text, `<think>` opens reasoning and `<tool_call>` a call block (inside which
-// neither think marker means anything, up to `</tool_call>`); in reasoning only `</think>`
-// is a marker. A partial marker at the end counts for nothing (C9.1).
-function prefillEndsInReasoning(prefill) {
+// / LC2.1 read it, with the dialect's `markers`: in text, `<think>` opens reasoning and
+// `<tool_call>` a call block (inside which neither think marker means anything, up to
+// `</tool_call>`); in reasoning only `</think>` is a marker. A partial marker at the end
+// counts for nothing (C9.1).
+function prefillEndsInReasoning(prefill, markers) {
+  const opener = `<${markers.think}>`;
   let mode = 'text';
   let at = 0;
   for (;;) {
     if (mode === 'text') {
-      const think = prefill.indexOf('<think>', at);
-      const call = prefill.indexOf('<tool_call>', at);
+      const think = prefill.indexOf(opener, at);
+      const call = prefill.indexOf(markers.callStart, at);
       if (think < 0 && call < 0) return false;
       if (call < 0 || (think >= 0 && think < call)) {
         mode = 'reasoning';
-        at = think + '<think>'.length;
+        at = think + opener.length;
       } else {
         mode = 'call';
-        at = call + '<tool_call>'.length;
+        at = call + markers.callStart.length;
       }
     } else {
-      const closer = mode === 'reasoning' ? '</think>' : '</tool_call>';
+      const closer = mode === 'reasoning' ? `</${markers.think}>` : markers.callEnd;
       const end = prefill.indexOf(closer, at);
       if (end < 0) return mode === 'reasoning';
       mode = 'text';
@@ -230,8 +261,8 @@ class Session {
     const spec = DIALECTS[request.dialect];
     if (!spec) throw new Error(`dialect ${request.dialect} is not served`);
     this.parser = { in: 0, out: 0 }; // the protocol's stream parser
-    this.reasoning = spec.think ? { in: 0, out: 0 } : null; // extractReasoningMiddleware's stage
-    this.startWithReasoning = spec.think && prefillEndsInReasoning(request.prefill ?? '');
+    this.reasoning = { in: 0, out: 0 }; // extractReasoningMiddleware's stage
+    this.startWithReasoning = prefillEndsInReasoning(request.prefill ?? '', spec.markers);
     this.written = 0; // parts written into the model stream
     this.read = 0; // parts read out of the wrapped model's stream
     this.events = []; // tch events not yet sent
@@ -262,15 +293,13 @@ class Session {
     // As the package's examples compose a reasoning model (README.md, "Reasoning"): the tool
     // middleware first in the array (outermost), extractReasoningMiddleware last (it wraps
     // the model, so it sees the model's text first).
-    const middleware = [observedToolMiddleware(spec, this.parser)];
-    if (this.reasoning) {
-      middleware.push(
-        observedReasoningMiddleware(
-          { tagName: 'think', startWithReasoning: this.startWithReasoning },
-          this.reasoning,
-        ),
-      );
-    }
+    const middleware = [
+      observedToolMiddleware(spec, this.parser),
+      observedReasoningMiddleware(
+        { tagName: spec.markers.think, startWithReasoning: this.startWithReasoning },
+        this.reasoning,
+      ),
+    ];
     const wrapped = wrapLanguageModel({ model, middleware });
     // An AI SDK user's middleware onError (providerOptions.toolCallMiddleware.onError): the
     // parser's only report of a malformed or unfinished block. Placed among the output parts
@@ -314,9 +343,9 @@ class Session {
   }
 
   // Let the pipeline settle after parts were written:
-  //  1. turns of the event loop until the reasoning stage (when there is one) has taken every
-  //     part written, then until the parser's `transform` has taken every part that stage
-  //     (or, without it, the model) gave it (the pipes between stages are promise-driven);
+  //  1. turns of the event loop until the reasoning stage has taken every part written, then
+  //     until the parser's `transform` has taken every part that stage gave it (the pipes
+  //     between stages are promise-driven);
   //  2. one setTimeout(0): inside a call, hermes' `transform` schedules its tool-input
   //     progress on a setTimeout(0); ours is registered after it with the same delay, and
   //     Node runs timers of one delay in the order they were set, so the parser's callback
@@ -325,12 +354,8 @@ class Session {
   //  3. turns of the event loop until every part the parser enqueued (counted when enqueued)
   //     has come out of the middleware's last stage to us.
   async settle() {
-    let given = this.written;
-    if (this.reasoning) {
-      while (!this.dead && this.reasoning.in < this.written) await nextTurn();
-      given = this.reasoning.out;
-    }
-    while (!this.dead && this.parser.in < given) await nextTurn();
+    while (!this.dead && this.reasoning.in < this.written) await nextTurn();
+    while (!this.dead && this.parser.in < this.reasoning.out) await nextTurn();
     await nextTimerTick();
     while (!this.dead && this.read < this.parser.out) await nextTurn();
     this.placeReports();

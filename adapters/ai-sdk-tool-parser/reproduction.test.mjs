@@ -31,9 +31,9 @@ function render(template, values) {
   );
 }
 
-test('the hello serves hermes and qwen3-coder and carries a complete template', () => {
+test('the hello serves hermes, qwen3-coder and longcat and carries a complete template', () => {
   const reply = hello();
-  assert.deepEqual(reply.dialects, ['hermes', 'qwen3-coder']);
+  assert.deepEqual(reply.dialects, ['hermes', 'qwen3-coder', 'longcat']);
   assert.equal(reply.reproduction.language, 'js');
   for (const name of ['DIALECT', 'PREFILL', 'CHUNKS', 'TOOLS']) {
     assert.ok(reply.reproduction.template.includes(`{{${name}}}`), name);
@@ -41,24 +41,45 @@ test('the hello serves hermes and qwen3-coder and carries a complete template', 
   assert.ok(!reply.reproduction.template.includes('@ADAPTER_'));
 });
 
-test('it renders and runs', () => {
-  const program = render(hello().reproduction.template, {
-    DIALECT: 'hermes',
-    PREFILL: '<think>\n',
-    CHUNKS: ['a plan</think>Sure. <tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</tool_call>'],
-    TOOLS: [{ name: 'get_weather', description: 'Weather.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } }],
-  });
+const TOOLS = [{ name: 'get_weather', description: 'Weather.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } }];
+
+// The rendered program's output for one reply.
+function runReproduction(values) {
+  const program = render(hello().reproduction.template, { ...values, TOOLS });
   // Next to node_modules, so that its imports resolve as in a maintainer's project.
   const file = here(`./.reproduction-test-${process.pid}.mjs`);
   writeFileSync(file, program);
   try {
     const done = spawnSync('node', [file], { encoding: 'utf8', timeout: 60000 });
     assert.equal(done.status, 0, done.stderr);
-    assert.match(done.stdout, /startWithReasoning: true/);
-    assert.match(done.stdout, /"type":"reasoning-delta","delta":"a plan"/);
-    assert.match(done.stdout, /"type":"tool-call","toolCallId":"[^"]*","toolName":"get_weather","input":"\{\\"city\\":\\"Paris\\"\}"/);
-    assert.match(done.stdout, /end of stream/);
+    return done.stdout;
   } finally {
     rmSync(file, { force: true });
   }
+}
+
+const PARIS_CALL = /"type":"tool-call","toolCallId":"[^"]*","toolName":"get_weather","input":"\{\\"city\\":\\"Paris\\"\}"/;
+
+test('it renders and runs', () => {
+  const stdout = runReproduction({
+    DIALECT: 'hermes',
+    PREFILL: '<think>\n',
+    CHUNKS: ['a plan</think>Sure. <tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</tool_call>'],
+  });
+  assert.match(stdout, /startWithReasoning: true/);
+  assert.match(stdout, /"type":"reasoning-delta","delta":"a plan"/);
+  assert.match(stdout, PARIS_CALL);
+  assert.match(stdout, /end of stream/);
+});
+
+test('it renders and runs for longcat, with LongCat\'s tags', () => {
+  const stdout = runReproduction({
+    DIALECT: 'longcat',
+    PREFILL: '<longcat_assistant><longcat_think>\n',
+    CHUNKS: ['a plan</longcat_think>Sure. <longcat_tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</longcat_tool_call>'],
+  });
+  assert.match(stdout, /tagName: 'longcat_think', startWithReasoning: true/);
+  assert.match(stdout, /"type":"reasoning-delta","delta":"a plan"/);
+  assert.match(stdout, PARIS_CALL);
+  assert.doesNotMatch(stdout, /part .*longcat_tool_call/); // no markup comes out as text
 });

@@ -51,10 +51,14 @@ using json = nlohmann::ordered_json;
 #define TCH_LLAMA_CPP_NAME "llama-cpp-0.3.36"
 #endif
 
-// tch dialect -> the chat template of a model that emits it (README.md, the table).
+// tch dialect -> the chat template of a model that emits it (README.md, the table), and the
+// templates of the dialect's other models, which a stream's prefill selects only when it is
+// one of their generation prompts (README.md, "The prefill"): a server serving such a model
+// applies its own template, whose prompt the stream continues.
 struct dialect_template {
-    const char * dialect;
-    const char * file;
+    const char *              dialect;
+    const char *              file;
+    std::vector<const char *> siblings = {};
 };
 static const dialect_template DIALECTS[] = {
     { "hermes",        "Qwen-Qwen3-0.6B.jinja" },
@@ -78,6 +82,8 @@ static const dialect_template DIALECTS[] = {
     { "gigachat3",     "GigaChat3-10B-A1.8B.jinja" },
     { "glimmer",       "muse-glimmer.jinja" },
     { "cohere",        "Cohere2MoE.jinja" },
+    { "granite",       "ibm-granite-granite-3.3-2B-Instruct.jinja" },
+    { "poolside",      "poolside-Laguna-XS.2.jinja", { "poolside-Laguna-S-2.1.jinja" } },
 };
 
 static FILE * g_out = nullptr;
@@ -307,33 +313,30 @@ struct variant {
 
 struct applied {
     std::vector<variant> variants;  // [0]: enable_thinking=true; [1]: false, when it differs
+    std::vector<variant> siblings;  // the siblings' renderings, both ways: chosen by prefill only
 };
 
 static std::string g_templates_dir;
 static std::map<std::string, common_chat_templates_ptr>    g_templates;
 static std::map<std::string, std::shared_ptr<applied>> g_applied;
 
-static const char * template_of(const std::string & dialect) {
+static const dialect_template & template_of(const std::string & dialect) {
     for (const auto & d : DIALECTS) {
         if (dialect == d.dialect) {
-            return d.file;
+            return d;
         }
     }
-    return nullptr;
+    throw std::runtime_error("no template for dialect " + dialect);
 }
 
-static common_chat_templates * templates_of(const std::string & dialect) {
-    auto it = g_templates.find(dialect);
+static common_chat_templates * templates_of(const std::string & file) {
+    auto it = g_templates.find(file);
     if (it != g_templates.end()) {
         return it->second.get();
     }
-    const char * file = template_of(dialect);
-    if (!file) {
-        throw std::runtime_error("no template for dialect " + dialect);
-    }
     auto tmpls = common_chat_templates_init(/* model= */ nullptr, read_file(g_templates_dir + "/" + file));
     auto * raw = tmpls.get();
-    g_templates[dialect] = std::move(tmpls);
+    g_templates[file] = std::move(tmpls);
     return raw;
 }
 
@@ -388,24 +391,36 @@ static variant render(common_chat_templates * tmpls, const std::vector<common_ch
     return v;
 }
 
+// A template's renderings: thinking on, and off when its generation prompt differs.
+static std::vector<variant> renderings(common_chat_templates * tmpls, const std::vector<common_chat_tool> & tools) {
+    std::vector<variant> out;
+    out.push_back(render(tmpls, tools, true));
+    try {
+        variant off = render(tmpls, tools, false);
+        if (off.params.generation_prompt != out[0].params.generation_prompt) {
+            out.push_back(std::move(off));
+        }
+    } catch (const std::exception &) {
+        // a template that cannot render thinking off keeps its one variant
+    }
+    return out;
+}
+
 static std::shared_ptr<applied> applied_for(const std::string & dialect, const json & begin_tools) {
     std::string key = dialect + "\n" + begin_tools.dump();
     auto        it  = g_applied.find(key);
     if (it != g_applied.end()) {
         return it->second;
     }
-    auto * tmpls = templates_of(dialect);
-    auto   oai   = openai_tools(begin_tools);
-    auto   tools = common_chat_tools_parse_oaicompat(common_json::parse(oai.dump()));
-    auto   a     = std::make_shared<applied>();
-    a->variants.push_back(render(tmpls, tools, true));
-    try {
-        variant off = render(tmpls, tools, false);
-        if (off.params.generation_prompt != a->variants[0].params.generation_prompt) {
-            a->variants.push_back(std::move(off));
+    const auto & d     = template_of(dialect);
+    auto         oai   = openai_tools(begin_tools);
+    auto         tools = common_chat_tools_parse_oaicompat(common_json::parse(oai.dump()));
+    auto         a     = std::make_shared<applied>();
+    a->variants        = renderings(templates_of(d.file), tools);
+    for (const char * sibling : d.siblings) {
+        for (auto & v : renderings(templates_of(sibling), tools)) {
+            a->siblings.push_back(std::move(v));
         }
-    } catch (const std::exception &) {
-        // a template that cannot render thinking off keeps its one variant
     }
     g_applied[key] = a;
     return a;
@@ -437,15 +452,17 @@ static bool reasoning_open(const common_chat_params & p, const std::string & tex
 // The parser parameters for a stream with this prefill (README.md, "The prefill"). The
 // prefill and llama.cpp's generation prompt are both the end of the prompt, either one the
 // longer: (1) the rendering whose generation prompt ends with the prefill, or that the prefill
-// ends with; (2) else the rendering that leaves reasoning open or closed as the prefill does
+// ends with, the dialect's own template's first, then its siblings'; (2) else the rendering that leaves reasoning open or closed as the prefill does
 // and contains it; (3) else the thinking-on rendering's generation prompt (cut before its
 // reasoning opener when the prefill leaves reasoning closed) continued by what the prefill
 // has after it: after its last occurrence in the prefill, or after their overlap.
 static common_chat_parser_params parser_for(const applied & a, const std::string & prefill) {
-    for (const auto & v : a.variants) {
-        const std::string & g = v.params.generation_prompt;
-        if (!prefill.empty() && (ends_with(g, prefill) || ends_with(prefill, g))) {
-            return v.parser;
+    for (const auto * renderings : { &a.variants, &a.siblings }) {
+        for (const auto & v : *renderings) {
+            const std::string & g = v.params.generation_prompt;
+            if (!prefill.empty() && (ends_with(g, prefill) || ends_with(prefill, g))) {
+                return v.parser;
+            }
         }
     }
     const variant & on   = a.variants[0];
@@ -537,7 +554,7 @@ static void step(stream_state & s, const std::string & text, bool is_partial, st
     }
 }
 
-// P2.9: the dialects whose template opens reasoning in every generation prompt it renders
+// P2.9: the dialects whose templates open reasoning in every generation prompt they render
 // (thinking on and off alike, no tools), so that llama.cpp's parser always starts inside
 // reasoning: a reply whose prompt left reasoning closed cannot come from that template.
 static json starts_in_reasoning() {
@@ -546,8 +563,10 @@ static json starts_in_reasoning() {
         try {
             auto a    = applied_for(d.dialect, json::array());
             bool open = true;
-            for (const auto & v : a->variants) {
-                open = open && reasoning_open(v.params, v.params.generation_prompt);
+            for (const auto * renderings : { &a->variants, &a->siblings }) {
+                for (const auto & v : *renderings) {
+                    open = open && reasoning_open(v.params, v.params.generation_prompt);
+                }
             }
             if (open) {
                 out.push_back(d.dialect);
@@ -589,6 +608,10 @@ static int probe(const std::string & dialect, const std::string & prefill) {
                   << ", thinking_start_tag " << json(p.thinking_start_tag).dump() << ", generation_prompt "
                   << json(p.generation_prompt).dump() << "\n";
     }
+    for (const auto & v : a->siblings) {
+        std::cerr << "sibling template's rendering (by prefill only): generation_prompt "
+                  << json(v.params.generation_prompt).dump() << "\n";
+    }
     auto pp = parser_for(*a, prefill);
     std::cerr << "prefill " << json(prefill).dump() << " -> parser generation_prompt "
               << json(pp.generation_prompt).dump() << "\n";
@@ -608,7 +631,13 @@ int main(int argc, char ** argv) {
     g_templates_dir  = dir ? dir : TCH_LLAMA_TEMPLATES;
 
     if (argc >= 3 && std::string(argv[1]) == "--probe") {
-        return probe(argv[2], argc >= 4 ? argv[3] : "");
+        try {
+            return probe(argv[2], argc >= 4 ? argv[3] : "");
+        } catch (const std::exception & e) {
+            // an unknown dialect, a template that fails to apply: one line, exit 2
+            std::cerr << "llama-cpp adapter: --probe " << argv[2] << ": " << e.what() << "\n";
+            return 2;
+        }
     }
 
     std::unique_ptr<stream_state> s;
