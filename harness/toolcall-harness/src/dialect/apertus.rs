@@ -147,19 +147,10 @@ static INNER_OBJECT: Block =
 mod tests {
     use super::*;
 
-    use crate::dialect::kit::KitParser;
-    use crate::dialect::kit::lines::{call, error, text};
-    use crate::event::Event;
-    use crate::parser::{StreamParser, run};
-    use std::sync::Arc;
+    use crate::dialect::kit::lines::{call, error, reasoning, text};
 
     fn events(stream: &str) -> Vec<String> {
         crate::dialect::kit::events(&GRAMMAR, stream)
-    }
-
-    /// A `reasoning-delta` line.
-    fn reasoning(delta: &str) -> String {
-        serde_json::to_string(&Event::reasoning(delta)).expect("an event")
     }
 
     #[test]
@@ -213,44 +204,6 @@ mod tests {
                 text("{\"f\": {}, \"g\": {}}"),
                 call("tool-call-1", "h", "{}"),
             ]
-        );
-    }
-
-    #[test]
-    fn a_call_comes_out_at_its_last_byte() {
-        // AP5.1, AP5.2: only marker prefixes and an open object are held.
-        let mut parser = KitParser::new(&GRAMMAR, Arc::default());
-        let mut out = Vec::new();
-        parser.push("Sure.<|tools_", &mut out);
-        assert_eq!(out, [Event::text("Sure.")]);
-        out.clear();
-        parser.push("prefix|>[{\"f\": {\"k\": \"}", &mut out);
-        assert_eq!(out, []);
-        parser.push("\"}}", &mut out);
-        assert!(matches!(out.as_slice(), [Event::ToolCall(_)]), "{out:?}");
-        out.clear();
-        // Outside a section `<|tools_suffix|>` is text; `<|inner` may open reasoning, held.
-        parser.push("]<|tools_suffix|> bye<|tools_suffix|><|inner", &mut out);
-        assert_eq!(out, [Event::text(" bye<|tools_suffix|>")]);
-    }
-
-    #[test]
-    fn objects_are_calls_and_punctuation_markup() {
-        // AP4.1: each object is a call span; the markers, the gap's blanks and punctuation
-        // are markup (adjacent spans merge).
-        let stream = "<|tools_prefix|>[{\"a\": {}}, {\"b\": {}}]<|tools_suffix|>";
-        let mut parser = KitParser::new(&GRAMMAR, Arc::default());
-        let cut = |spans: &[std::ops::Range<usize>]| -> Vec<String> {
-            spans
-                .iter()
-                .map(|span| stream[span.clone()].to_owned())
-                .collect()
-        };
-        let calls = cut(&run(&mut parser, [stream]).call_spans);
-        assert_eq!(calls, ["{\"a\": {}}", "{\"b\": {}}"]);
-        assert_eq!(
-            cut(parser.markup_spans()),
-            ["<|tools_prefix|>[", ", ", "]<|tools_suffix|>"]
         );
     }
 }
