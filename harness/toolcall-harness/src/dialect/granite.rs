@@ -94,18 +94,13 @@ mod tests {
     use super::*;
 
     use crate::dialect::kit::KitParser;
-    use crate::dialect::kit::lines::{call, error, text};
+    use crate::dialect::kit::lines::{call, error, reasoning, text};
     use crate::event::Event;
     use crate::parser::StreamParser;
     use std::sync::Arc;
 
     fn events(stream: &str) -> Vec<String> {
         crate::dialect::kit::events(&GRAMMAR, stream)
-    }
-
-    /// A `reasoning-delta` line.
-    fn reasoning(delta: &str) -> String {
-        serde_json::to_string(&Event::reasoning(delta)).expect("an event")
     }
 
     #[test]

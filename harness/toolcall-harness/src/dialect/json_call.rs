@@ -1,8 +1,9 @@
-//! A call written as one JSON object, `{"name": …, "arguments": {…}}`, as the dialects that
-//! write a list or a block of such objects read it (`jamba`, `granite`, `phi4-mini`,
-//! `internlm2`): its name, its arguments under the key its template writes, its other fields
-//! in `extra`, or the first reason why it is no call. Each dialect's spec says which key holds
-//! the arguments and names the same checks, in the same order.
+//! A call written as one JSON object, as the dialects that write a list or a block of such
+//! objects read it: `{"name": …, "arguments": {…}}` ([`Shape`]: `jamba`, `granite`,
+//! `phi4-mini`, `internlm2`) or `{"NAME": {…}}`, the name the object's one key ([`NamedByKey`]:
+//! `apertus`). Either gives its name, its arguments, its other fields in `extra`, or the first
+//! reason why it is no call ([`CallObject`]). Each dialect's spec says which layout and which
+//! key holds the arguments, and names the same checks, in the same order.
 //!
 //! The grammar around it is the dialect's; what the dialects that write a list of such objects
 //! share is here too: a list's markers ([`section_markers`]), the three modes of a list opened
@@ -39,6 +40,10 @@ pub(crate) enum CallError {
     /// The arguments are neither an object, nor a string holding one, nor `null`.
     #[error("{0} tool call arguments are not an object")]
     ArgumentsNotObject(&'static str),
+    /// A `{"NAME": ARGUMENTS}` object with another number of keys than one (after C8's last
+    /// duplicate wins).
+    #[error("{0} tool call object has {1} keys, not one")]
+    KeyCount(&'static str, usize),
     /// The section's closer came inside the open object.
     #[error("{0} tool call cut by {1}")]
     Cut(&'static str, &'static str),
@@ -47,21 +52,21 @@ pub(crate) enum CallError {
     Unterminated(&'static str),
 }
 
+/// A layout of call objects: what a call object's block reads, whatever its keys.
+pub(crate) trait CallObject {
+    /// The dialect's name, with which its error messages start.
+    fn dialect(&self) -> &'static str;
+
+    /// The call of one complete object (`text`, blanks around it allowed), or the first
+    /// reason why it is none. The formats carry no ids, so the call gets `generated_id`.
+    fn call(&self, text: &str, generated_id: String) -> Result<ToolCall, CallError>;
+}
+
 impl Shape {
-    /// The call of one complete object (`text`, blanks around it allowed): JSON first, then
-    /// `name`, then the arguments. The formats carry no ids, so the call gets `generated_id`
-    /// and an `id` field goes to `extra` like any other.
+    /// The call of one complete object: JSON first, then `name`, then the arguments; an `id`
+    /// field goes to `extra` like any other.
     pub(crate) fn read(&self, text: &str, generated_id: String) -> Result<ToolCall, CallError> {
-        let mut fields = match json::from_str(text) {
-            Ok(Value::Object(fields)) => fields,
-            Ok(_) => {
-                return Err(CallError::InvalidJson(
-                    self.dialect,
-                    "not an object".to_owned(),
-                ));
-            }
-            Err(error) => return Err(CallError::InvalidJson(self.dialect, error.to_string())),
-        };
+        let mut fields = object(self.dialect, text)?;
         // `shift_remove` keeps the remaining fields in source order for `extra`.
         let name = match fields.shift_remove("name") {
             Some(Value::String(name)) => name,
@@ -72,23 +77,73 @@ impl Shape {
         Ok(ToolCall {
             tool_call_id: generated_id,
             tool_name: name,
-            input: self.input(arguments)?,
+            input: input(self.dialect, arguments)?,
             extra: fields,
         })
     }
+}
 
-    /// Absent or `null` is `{}`; an object is itself; a string is decoded once and must hold
-    /// an object; anything else is no object.
-    fn input(&self, arguments: Option<Value>) -> Result<Value, CallError> {
-        match arguments {
-            None | Some(Value::Null) => Ok(Value::Object(Map::new())),
-            Some(object @ Value::Object(_)) => Ok(object),
-            Some(Value::String(encoded)) => match json::from_str(&encoded) {
-                Ok(object @ Value::Object(_)) => Ok(object),
-                _ => Err(CallError::ArgumentsNotObject(self.dialect)),
-            },
-            Some(_) => Err(CallError::ArgumentsNotObject(self.dialect)),
+impl CallObject for Shape {
+    fn dialect(&self) -> &'static str {
+        self.dialect
+    }
+
+    fn call(&self, text: &str, generated_id: String) -> Result<ToolCall, CallError> {
+        self.read(text, generated_id)
+    }
+}
+
+/// The layout `{"NAME": ARGUMENTS}`: the object's one key is the name, its value the
+/// arguments, read as [`Shape`] reads its `arguments`; nothing goes to `extra`.
+#[derive(Debug)]
+pub(crate) struct NamedByKey {
+    /// The dialect's name, with which its error messages start.
+    pub(crate) dialect: &'static str,
+}
+
+impl CallObject for NamedByKey {
+    fn dialect(&self) -> &'static str {
+        self.dialect
+    }
+
+    /// JSON first, then one key, then its value as the arguments.
+    fn call(&self, text: &str, generated_id: String) -> Result<ToolCall, CallError> {
+        let fields = object(self.dialect, text)?;
+        if fields.len() != 1 {
+            return Err(CallError::KeyCount(self.dialect, fields.len()));
         }
+        let Some((name, arguments)) = fields.into_iter().next() else {
+            return Err(CallError::KeyCount(self.dialect, 0));
+        };
+        Ok(ToolCall {
+            tool_call_id: generated_id,
+            tool_name: name,
+            input: input(self.dialect, Some(arguments))?,
+            extra: Map::new(),
+        })
+    }
+}
+
+/// `text` as one JSON object under `specs/streaming.md` C8, its fields in source order.
+fn object(dialect: &'static str, text: &str) -> Result<Map<String, Value>, CallError> {
+    match json::from_str(text) {
+        Ok(Value::Object(fields)) => Ok(fields),
+        Ok(_) => Err(CallError::InvalidJson(dialect, "not an object".to_owned())),
+        Err(error) => Err(CallError::InvalidJson(dialect, error.to_string())),
+    }
+}
+
+/// The arguments as the input: absent or `null` is `{}`; an object is itself; a string is
+/// decoded once and must hold an object; anything else is no object.
+fn input(dialect: &'static str, arguments: Option<Value>) -> Result<Value, CallError> {
+    match arguments {
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(object @ Value::Object(_)) => Ok(object),
+        Some(Value::String(encoded)) => match json::from_str(&encoded) {
+            Ok(object @ Value::Object(_)) => Ok(object),
+            _ => Err(CallError::ArgumentsNotObject(dialect)),
+        },
+        Some(_) => Err(CallError::ArgumentsNotObject(dialect)),
     }
 }
 
@@ -153,7 +208,8 @@ pub(crate) const LIST_STRAY: ModeId = ModeId(2);
 
 /// A call object's block: a JSON object, to the `}` that closes its `{` (braces in JSON
 /// strings not counted; C8.2's depth is checked when it is read), cut by `$closers`; read by
-/// `$shape` ([`decode`]), then the list's `$gap`, or, cut, invalid and then `$cut`.
+/// `$shape`, a [`CallObject`] ([`decode`]), then the list's `$gap`, or, cut, invalid and then
+/// `$cut`.
 macro_rules! object_block {
     ($shape:expr, $closers:expr, $gap:expr, $cut:expr) => {{
         fn decode(
@@ -178,7 +234,7 @@ pub(crate) use object_block;
 /// A call object of a section that ended: read at its closing brace (then the section's
 /// `gap`), or cut by a closer (invalid, then `cut`, the mode the closer leads to).
 pub(crate) fn decode(
-    shape: &Shape,
+    shape: &dyn CallObject,
     reading: &Reading<'_>,
     end: End,
     gap: ModeId,
@@ -186,19 +242,19 @@ pub(crate) fn decode(
 ) -> Outcome {
     match end {
         End::Closer(closer) => {
-            Outcome::Reject(CallError::Cut(shape.dialect, closer).to_string(), cut)
+            Outcome::Reject(CallError::Cut(shape.dialect(), closer).to_string(), cut)
         }
         // Braces pair only with braces, and the object's nesting has no limit of its own (C8.2
         // is checked when it is read): an object always ends balanced.
         End::Balanced | End::Mismatched | End::TooDeep => {
-            Outcome::of_call(shape.read(reading.block, reading.generated_id.clone()), gap)
+            Outcome::of_call(shape.call(reading.block, reading.generated_id.clone()), gap)
         }
     }
 }
 
 /// A call object still open at the end of the stream: invalid, then the section's `gap`.
-pub(crate) fn unterminated(shape: &Shape, gap: ModeId) -> Outcome {
-    Outcome::Reject(CallError::Unterminated(shape.dialect).to_string(), gap)
+pub(crate) fn unterminated(shape: &dyn CallObject, gap: ModeId) -> Outcome {
+    Outcome::Reject(CallError::Unterminated(shape.dialect()).to_string(), gap)
 }
 
 #[cfg(test)]
@@ -260,6 +316,40 @@ mod tests {
         assert_eq!(
             read(r#"{"name": 1, "arguments": 1}"#),
             Err(CallError::NoName("d"))
+        );
+    }
+
+    #[test]
+    fn the_one_key_is_the_name() {
+        const KEYED: NamedByKey = NamedByKey { dialect: "k" };
+        let read = |text: &str| KEYED.call(text, "tool-call-1".to_owned());
+        let call = read(r#" {"get_weather": {"city": "Bern"}} "#).expect("a call");
+        assert_eq!(call.tool_name, "get_weather");
+        assert_eq!(call.input, json!({"city": "Bern"}));
+        assert!(call.extra.is_empty());
+        // C8: the last duplicate wins, so one key is left.
+        let call = read(r#"{"f": {"a": 1}, "f": {"a": 2}}"#).expect("a call");
+        assert_eq!(call.input, json!({"a": 2}));
+        // The arguments are read as `Shape` reads them.
+        assert_eq!(read(r#"{"f": null}"#).expect("a call").input, json!({}));
+        let call = read(r#"{"f": "{\"a\": 1}"}"#).expect("a call");
+        assert_eq!(call.input, json!({"a": 1}));
+        assert_eq!(
+            read(r#"{"f": [1]}"#),
+            Err(CallError::ArgumentsNotObject("k"))
+        );
+        assert_eq!(read("{}"), Err(CallError::KeyCount("k", 0)));
+        assert_eq!(
+            read(r#"{"f": {}, "g": {}}"#),
+            Err(CallError::KeyCount("k", 2))
+        );
+        assert!(matches!(
+            read(r#"{"f": }"#),
+            Err(CallError::InvalidJson("k", _))
+        ));
+        assert_eq!(
+            CallError::KeyCount("apertus", 2).to_string(),
+            "apertus tool call object has 2 keys, not one"
         );
     }
 

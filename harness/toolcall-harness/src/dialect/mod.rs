@@ -2,6 +2,7 @@
 //! that is right by construction, with its eagerness oracle (`may_hold`), and its
 //! [`Descriptor`], everything the rest of `tch` needs to know about it.
 
+mod apertus;
 mod cohere;
 mod deepseek;
 mod descriptor;
@@ -150,6 +151,8 @@ dialects! {
     Granite => granite::DIALECT,
     /// InternLM2 and Intern-S1: `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`.
     Internlm2 => internlm2::DIALECT,
+    /// Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`, `<|inner_prefix|>` reasoning.
+    Apertus => apertus::DIALECT,
 }
 
 impl Dialect {

@@ -79,6 +79,11 @@ pub(crate) mod lines {
     pub(crate) fn error(message: &str) -> String {
         serde_json::to_string(&Event::error(message)).expect("an event")
     }
+
+    /// A `reasoning-delta` line.
+    pub(crate) fn reasoning(delta: &str) -> String {
+        serde_json::to_string(&Event::reasoning(delta)).expect("an event")
+    }
 }
 
 /// The open block: its text so far, where it began, and its closers' search.
