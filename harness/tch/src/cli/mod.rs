@@ -9,6 +9,7 @@ mod fuzz;
 mod matrix;
 mod parse;
 mod prompt;
+mod report;
 mod run;
 mod scale;
 mod serve;
@@ -42,6 +43,7 @@ enum Command {
     Serve(serve::ServeArgs),
     Matrix(matrix::MatrixArgs),
     Diff(diff::DiffArgs),
+    Report(report::ReportArgs),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -56,6 +58,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Matrix(args)) => matrix::run(args),
         Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Report(args)) => report::run(args),
         // Parsed, not defaulted, so every option has its documented default.
         None => run(Cli::parse_from(["tch", "run"])),
     }

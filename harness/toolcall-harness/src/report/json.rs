@@ -1,16 +1,231 @@
-//! `report.json`: the whole run, every case with its findings, raw events, tallies and time
-//! (schema 4, `specs/runner.md` §6, R6.5).
+//! `report.json`: the whole run, every case with its findings, tallies and the candidate's
+//! raw events (schema 6, `specs/runner.md` §6, R6.5), written so that it diffs (R6.6): no
+//! time in it (that is `timings.json`, [`super::timings`]), each distinct output of the
+//! candidate stored once in `outputs` and named by its index from the findings, invented call
+//! ids renamed, and a layout with one line per scalar field and per list of scalars.
 
 use std::io;
 
+use serde_json::{Map, Value};
+
 use super::RunReport;
+use crate::event::Event;
+use crate::normalize::rename_invented_ids;
 
 /// The schema version `report.json` is written in.
-pub const SCHEMA: u32 = 5;
+pub const SCHEMA: u32 = 6;
 
-/// The report as pretty JSON, ending in a newline.
+/// The report as JSON in the layout of [`layout`], ending in a newline.
 pub fn render(report: &RunReport) -> io::Result<String> {
-    serde_json::to_string_pretty(report)
-        .map(|json| json + "\n")
-        .map_err(io::Error::other)
+    let mut value = serde_json::to_value(report).map_err(io::Error::other)?;
+    store_outputs_once(&mut value);
+    Ok(layout(&value))
+}
+
+/// Moves every finding's `events` (its JSON lines) into the report's `outputs`, each distinct
+/// list once, in order of first appearance, and gives the finding its index as `output`;
+/// call ids the case's stream does not spell are renamed first (`#1`, …), so that a parser's
+/// random ids neither change the report from run to run nor keep equal outputs apart. A
+/// report without `events` (schema 6 already) is left as it is.
+pub(crate) fn store_outputs_once(report: &mut Value) {
+    let mut outputs: Vec<Value> = Vec::new();
+    let mut index: std::collections::HashMap<Vec<String>, usize> = Default::default();
+    let Some(cases) = report.get_mut("cases").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for case in cases {
+        let stream = case
+            .get("stream")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let Some(findings) = case.get_mut("findings").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for finding in findings {
+            let Some(object) = finding.as_object_mut() else {
+                continue;
+            };
+            if !object.contains_key("events") {
+                continue;
+            }
+            let lines: Vec<String> = object["events"]
+                .as_array()
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(|l| l.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let lines = rename_ids_in_lines(&lines, &stream);
+            let n = *index.entry(lines.clone()).or_insert_with(|| {
+                outputs.push(Value::from(lines));
+                outputs.len() - 1
+            });
+            let old = std::mem::take(object);
+            for (key, value) in old {
+                if key == "events" {
+                    object.insert("output".to_owned(), Value::from(n));
+                } else {
+                    object.insert(key, value);
+                }
+            }
+        }
+    }
+    if let Some(object) = report.as_object_mut()
+        && !outputs.is_empty()
+    {
+        object.insert("outputs".to_owned(), Value::Array(outputs));
+    }
+}
+
+/// Event JSON lines with the ids `source` does not spell renamed
+/// ([`rename_invented_ids`]); a line that is no event stays as it is.
+pub(crate) fn rename_ids_in_lines(lines: &[String], source: &str) -> Vec<String> {
+    let events: Option<Vec<Event>> = lines
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line)
+                .ok()
+                .and_then(|v| Event::read(v).ok().flatten())
+        })
+        .collect();
+    match events {
+        Some(events)
+            if events
+                .iter()
+                .map(Event::to_json_line)
+                .eq(lines.iter().cloned()) =>
+        {
+            rename_invented_ids(&events, source)
+                .iter()
+                .map(Event::to_json_line)
+                .collect()
+        }
+        // Not every line reads back as the same event: keep them verbatim.
+        _ => lines.to_vec(),
+    }
+}
+
+/// `value` as JSON with two-space indents, one line per scalar field, and each object or
+/// array that holds only scalars on one line (`"verdicts": ["lost-text", "order"]`, a tally,
+/// an output's event lines): a change of one verdict or one count is a change of one line,
+/// and what a pretty printer would spread over many lines stays together.
+pub fn layout(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, 0);
+    out.push('\n');
+    out
+}
+
+fn write_value(out: &mut String, value: &Value, depth: usize) {
+    match value {
+        Value::Array(items) if !items.is_empty() && !all_scalars(items.iter()) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                indent(out, depth + 1);
+                write_value(out, item, depth + 1);
+            }
+            out.push('\n');
+            indent(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() && !all_scalars(map.values()) => {
+            write_object(out, map, depth)
+        }
+        _ => out.push_str(&inline(value)),
+    }
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>, depth: usize) {
+    out.push('{');
+    for (i, (key, item)) in map.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        indent(out, depth + 1);
+        out.push_str(&Value::from(key.as_str()).to_string());
+        out.push_str(": ");
+        write_value(out, item, depth + 1);
+    }
+    out.push('\n');
+    indent(out, depth);
+    out.push('}');
+}
+
+/// A scalar, or a container of scalars, on one line with a space after each `,` and `:`.
+fn inline(value: &Value) -> String {
+    match value {
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(Value::to_string).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(map) => {
+            let fields: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {v}", Value::from(k.as_str())))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        scalar => scalar.to_string(),
+    }
+}
+
+fn all_scalars<'v>(mut values: impl Iterator<Item = &'v Value>) -> bool {
+    values.all(|v| !matches!(v, Value::Array(_) | Value::Object(_)))
+}
+
+fn indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lists_of_scalars_stay_on_one_line_and_the_rest_is_indented() {
+        let value = json!({"schema": 6, "verdicts": ["a", "b"], "tally": {"whole": {"passed": 1, "failed": 0}},
+                           "empty": [], "cases": [{"case": "x"}]});
+        assert_eq!(
+            layout(&value),
+            "{\n  \"schema\": 6,\n  \"verdicts\": [\"a\", \"b\"],\n  \"tally\": {\n    \"whole\": \
+             {\"passed\": 1, \"failed\": 0}\n  },\n  \"empty\": [],\n  \"cases\": [\n    \
+             {\"case\": \"x\"}\n  ]\n}\n"
+        );
+        let back: Value = serde_json::from_str(&layout(&value)).expect("JSON");
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn equal_outputs_are_stored_once_with_invented_ids_renamed() {
+        let line = |id: &str| {
+            format!(r#"{{"type":"tool-call","toolCallId":"{id}","toolName":"f","input":{{}}}}"#)
+        };
+        let mut report = json!({"schema": 6, "cases": [
+            {"case": "a", "stream": "s", "findings": [
+                {"verdicts": ["x"], "events": [line("call_1f")], "replay": "r"},
+                {"verdicts": ["y"], "events": [line("call_9e")]}]},
+            {"case": "b", "stream": "id7", "findings": [{"verdicts": ["x"], "events": [line("id7")]}]}
+        ]});
+        store_outputs_once(&mut report);
+        assert_eq!(report["outputs"], json!([[line("#1")], [line("id7")]]));
+        let first = &report["cases"][0]["findings"][0];
+        assert_eq!(
+            first
+                .as_object()
+                .expect("object")
+                .keys()
+                .collect::<Vec<_>>(),
+            ["verdicts", "output", "replay"]
+        );
+        assert_eq!(report["cases"][0]["findings"][1]["output"], 0);
+        assert_eq!(report["cases"][1]["findings"][0]["output"], 1);
+        let again = report.clone();
+        store_outputs_once(&mut report);
+        assert_eq!(report, again, "a schema 6 report is left as it is");
+    }
 }
