@@ -9,4 +9,12 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
-from adapter import HermesParser, error, serve, text  # noqa: E402,F401
+from adapter import (  # noqa: E402,F401
+    FirstCallOnly,
+    HermesParser,
+    NoTools,
+    error,
+    serve,
+    text,
+    with_options,
+)

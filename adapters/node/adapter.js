@@ -12,7 +12,11 @@
 //     reply (an SDK's generateText path, an engine's extract_tool_calls): wire it to that
 //     entry point, or delete it if your parser has none (tch then sends no whole replies;
 //     specs/protocol.md P2.11).
-//  2. serve(): the protocol loop. Keep it; change NAME and DIALECTS.
+//  2. serve(): the protocol loop. Keep it; change NAME and DIALECTS. It honours the request's
+//     options (specs/protocol.md section 6) around your parser: tool_choice "none" (the reply
+//     is text), parallel_tool_calls false (the first call only) and n (a parser per choice).
+//     If your engine does otherwise, change OPTIONS or withOptions to do what your server
+//     does, never more.
 //
 // Run it under tch:   tch run -- node adapters/node/adapter.js
 'use strict';
@@ -21,6 +25,8 @@ const readline = require('node:readline');
 
 const NAME = 'node-template';
 const DIALECTS = ['hermes'];
+// The request's options this adapter honours as its engine does (specs/protocol.md P6.1).
+const OPTIONS = ['tool_choice', 'parallel_tool_calls', 'n'];
 const OPEN = '<tool_call>';
 const CLOSE = '</tool_call>';
 const THINK = '<think>';
@@ -219,9 +225,59 @@ function markerPrefixLength(pending, markers) {
   return 0;
 }
 
+// tool_choice "none" (specs/protocol.md P6.3): no tool parser runs; the reply is text.
+class NoTools {
+  push(chunk) {
+    return chunk ? [text(chunk)] : [];
+  }
+  finish() {
+    return [];
+  }
+  parseComplete(whole) {
+    return this.push(whole);
+  }
+}
+
+// parallel_tool_calls false (specs/protocol.md P6.6): the parser's events, with every call
+// after the first left out.
+class FirstCallOnly {
+  constructor(parser) {
+    this.parser = parser;
+    this.first = null;
+  }
+  keep(events) {
+    return events.filter((event) => {
+      const id = event.toolCallId ?? event.id;
+      if (!event.type.startsWith('tool-') || id === undefined) return true;
+      if (this.first === null) this.first = id;
+      return id === this.first;
+    });
+  }
+  push(chunk) {
+    return this.keep(this.parser.push(chunk));
+  }
+  finish() {
+    return this.keep(this.parser.finish());
+  }
+  prefill(context) {
+    if (typeof this.parser.prefill === 'function') this.parser.prefill(context);
+  }
+  parseComplete(whole) {
+    return this.keep(this.parser.parseComplete(whole));
+  }
+}
+
+// A choice's parser as the request's options leave it (specs/protocol.md P6.3-P6.6).
+function withOptions(parser, request) {
+  if (request.tool_choice === 'none') return new NoTools();
+  if (request.parallel_tool_calls === false) return new FirstCallOnly(parser);
+  return parser;
+}
+
 // The protocol loop: one request per line in, replies out, until `bye` or end of input.
 function serve(makeParser) {
-  let parser = null;
+  // One parser per choice of the request (n, specs/protocol.md P6.7): nothing is shared.
+  let parsers = [];
   const out = [];
   const send = (message) => out.push(JSON.stringify(message));
   const lines = readline.createInterface({ input: process.stdin, terminal: false });
@@ -234,6 +290,7 @@ function serve(makeParser) {
         // Whole replies (the `non-streaming` request) only for a parser that has a
         // non-streaming entry point (specs/protocol.md P2.11).
         if (typeof makeParser().parseComplete === 'function') hello.nonStreaming = true;
+        hello.options = OPTIONS;
         send(hello);
         break;
       }
@@ -243,23 +300,26 @@ function serve(makeParser) {
         // rendering with the tools, tools in your parser's types) once, outside this handler,
         // and cache what depends on `dialect`, `tools` or `prefill` keyed by them: a template
         // re-rendered here on every begin once cost 17x the run (P2.10 of specs/protocol.md).
-        parser = makeParser();
+        parsers = Array.from({ length: request.n ?? 1 }, () => withOptions(makeParser(), request));
         // The generation prompt the stream continues (specs/protocol.md P2.7): a parser with
         // reasoning or headers starts in the state it leaves, emitting nothing for it.
-        if (request.prefill && typeof parser.prefill === 'function') parser.prefill(request.prefill);
+        for (const parser of parsers) {
+          if (request.prefill && typeof parser.prefill === 'function') parser.prefill(request.prefill);
+        }
         break;
       case 'chunk':
-        parser.push(request.text).forEach(send);
+        // The choice the chunk belongs to (n > 1); absent: the only one.
+        parsers[request.choice ?? 0].push(request.text).forEach(send);
         send({ type: 'sync' });
         break;
       case 'end':
-        parser.finish().forEach(send);
+        parsers[request.choice ?? 0].finish().forEach(send);
         send({ type: 'done' });
         break;
       case 'non-streaming':
         // After `begin`: the whole reply at once, answered by the parser's non-streaming
         // result (text, reasoning and tool-call events; no tool-input-* parts needed).
-        parser.parseComplete(request.text).forEach(send);
+        parsers[0].parseComplete(request.text).forEach(send);
         send({ type: 'done' });
         break;
       case 'bye':

@@ -14,6 +14,10 @@ specs/protocol.md). This file has two parts:
    that entry point, or delete it if your parser has none (tch then sends no whole replies;
    specs/protocol.md P2.11).
 2. `serve()`: the protocol loop. Keep it as it is; change `NAME` and `DIALECTS`.
+   It honours the request's options (specs/protocol.md section 6) around your parser:
+   `tool_choice` "none" (the reply is text), `parallel_tool_calls` false (the first call
+   only) and `n` (a parser per choice). If your engine does otherwise, change `OPTIONS` or
+   `with_options` to do what your server does, never more.
 
 Run it under tch:   tch run -- python3 adapters/python/adapter.py
 No dependencies beyond the standard library.
@@ -24,6 +28,8 @@ import sys
 
 NAME = "python-template"
 DIALECTS = ["hermes"]
+# The request's options this adapter honours as its engine does (specs/protocol.md P6.1).
+OPTIONS = ["tool_choice", "parallel_tool_calls", "n"]
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 THINK, THINK_END = "<think>", "</think>"
@@ -220,14 +226,76 @@ def marker_prefix_len(pending, markers):
     return 0
 
 
-def serve(make_parser, name=NAME, dialects=DIALECTS):
+class NoTools:
+    """`tool_choice: "none"` (specs/protocol.md P6.3): no tool parser runs; the reply is
+    text, as it comes."""
+
+    def push(self, chunk):
+        return [text(chunk)] if chunk else []
+
+    def finish(self):
+        return []
+
+    def parse_complete(self, whole):
+        return self.push(whole)
+
+
+class FirstCallOnly:
+    """`parallel_tool_calls: false` (specs/protocol.md P6.6): the parser's events, with every
+    call after the first left out."""
+
+    def __init__(self, parser):
+        self.parser = parser
+        self.first = None
+
+    def keep(self, events):
+        kept = []
+        for event in events:
+            call_id = event.get("toolCallId", event.get("id"))
+            if event["type"].startswith("tool-") and call_id is not None:
+                if self.first is None:
+                    self.first = call_id
+                if call_id != self.first:
+                    continue
+            kept.append(event)
+        return kept
+
+    def push(self, chunk):
+        return self.keep(self.parser.push(chunk))
+
+    def finish(self):
+        return self.keep(self.parser.finish())
+
+    def prefill(self, context):
+        self.parser.prefill(context)
+
+    def parse_complete(self, whole):
+        return self.keep(self.parser.parse_complete(whole))
+
+
+def with_options(parser, request):
+    """A choice's parser as the request's options leave it (specs/protocol.md P6.3-P6.6)."""
+    if request.get("tool_choice") == "none":
+        return NoTools()
+    if request.get("parallel_tool_calls") is False:
+        return FirstCallOnly(parser)
+    return parser
+
+
+def choices_for(make_parser, request):
+    """One parser per choice of the request (`n`, specs/protocol.md P6.7): nothing is shared
+    between choices."""
+    return [with_options(make_parser(), request) for _ in range(request.get("n", 1))]
+
+
+def serve(make_parser, name=NAME, dialects=DIALECTS, options=OPTIONS, choices=choices_for):
     """The protocol loop: one request per line in, replies out, until `bye` or end of input."""
     out = sys.stdout
 
     def send(message):
         out.write(json.dumps(message, separators=(",", ":")) + "\n")
 
-    parser = None
+    parsers = []
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -239,6 +307,8 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
             # non-streaming entry point (specs/protocol.md P2.11).
             if hasattr(make_parser, "parse_complete"):
                 hello["nonStreaming"] = True
+            if options:
+                hello["options"] = options
             send(hello)
         elif op == "begin":
             # Per stream: only what holds this stream's state. tch sends thousands of streams
@@ -247,26 +317,28 @@ def serve(make_parser, name=NAME, dialects=DIALECTS):
             # and cache what depends on `dialect`, `tools` or `prefill` keyed by them: a
             # template re-rendered here on every begin once cost 17x the run (P2.10 of
             # specs/protocol.md).
-            parser = make_parser()
-            # A parser that needs the tools the request declares takes them here.
-            if hasattr(parser, "begin"):
-                parser.begin(request.get("tools") or [])
-            # The generation prompt the stream continues (specs/protocol.md P2.7): a parser
-            # with reasoning or headers starts in the state it leaves, emitting nothing for it.
-            if request.get("prefill") and hasattr(parser, "prefill"):
-                parser.prefill(request["prefill"])
+            parsers = choices(make_parser, request)
+            for parser in parsers:
+                # A parser that needs the tools the request declares takes them here.
+                if hasattr(parser, "begin"):
+                    parser.begin(request.get("tools") or [])
+                # The generation prompt the stream continues (specs/protocol.md P2.7): a parser
+                # with reasoning or headers starts in the state it leaves, emitting nothing.
+                if request.get("prefill") and hasattr(parser, "prefill"):
+                    parser.prefill(request["prefill"])
         elif op == "chunk":
-            for event in parser.push(request["text"]):
+            # The choice the chunk belongs to (`n` > 1); absent: the only one.
+            for event in parsers[request.get("choice", 0)].push(request["text"]):
                 send(event)
             send({"type": "sync"})
         elif op == "end":
-            for event in parser.finish():
+            for event in parsers[request.get("choice", 0)].finish():
                 send(event)
             send({"type": "done"})
         elif op == "non-streaming":
             # After `begin`: the whole reply at once, answered by the parser's non-streaming
             # result (text, reasoning and tool-call events; no tool-input-* parts needed).
-            for event in parser.parse_complete(request["text"]):
+            for event in parsers[0].parse_complete(request["text"]):
                 send(event)
             send({"type": "done"})
         elif op == "bye":

@@ -22,6 +22,7 @@ fn main() {
         [
             ".stream",
             ".prefill",
+            ".request.json",
             ".events.jsonl",
             ".tool.md",
             ".skill.md",
@@ -36,7 +37,7 @@ fn main() {
     embed(
         &mut code,
         "BUNDLED_CORPUS",
-        "every UTF-8 corpus file (streams, prefills, expected events, definition cases), as `FOLDER/FILE`",
+        "every UTF-8 corpus file (streams, prefills, request options, expected events, definition cases), as `FOLDER/FILE`",
         &root.join("corpus"),
         &corpus,
     );

@@ -106,7 +106,11 @@ fn a_parser_that_follows_every_documented_alternative_diverges_and_fails_only_wh
     let (output, _) = tch_run("alternatives", &lenient);
     let out = stdout(&output);
     assert!(output.status.success(), "{out}");
-    assert!(out.contains(" passed, 0 failed, 0 skipped, "), "{out}");
+    // The 13 `options-*` cases are n/a: the fixture declares no option (P6.2).
+    assert!(
+        out.contains(" passed, 0 failed, 13 skipped (13 n/a"),
+        "{out}"
+    );
     assert!(
         out.contains(" divergent") && out.contains("DIVERGE "),
         "{out}"
@@ -233,6 +237,63 @@ fn the_adapter_templates_pass_their_dialect() {
             stdout(&output)
         );
     }
+}
+
+#[test]
+fn each_options_example_gets_exactly_its_verdicts() {
+    // specs/protocol.md §6: one bug per option, each judged on the hermes `options-*` cases
+    // (the only ones its hello's dialect has), each with exactly the verdicts its bug gives.
+    let examples: [(&str, &[&str]); 4] = [
+        // Both choices' chunks in one buffer: the call's markup, interleaved, is no call
+        // (missing-call) and comes out as text (leaked-markup); a choice's text inside the
+        // other's open block makes it invalid JSON (extra-error).
+        (
+            "choices_share_parser",
+            &[
+                "choices-share-state",
+                "extra-error",
+                "leaked-markup",
+                "missing-call",
+            ],
+        ),
+        ("parallel_ignored", &["extra-call"]),
+        ("forced_call_as_text", &["leaked-markup", "missing-call"]),
+        // The markup it read as a call is the text it lost: one verdict names both.
+        ("none_still_parses", &["extra-call"]),
+    ];
+    for (example, expected) in examples {
+        let script = format!("adapters/examples/{example}.py");
+        let mut args = vec!["--dialect", "hermes", "--case", "hermes/options-*"];
+        args.extend_from_slice(QUICK);
+        args.extend(["--", "python3", &script]);
+        let (output, verdicts) = fails_with(example, &args, expected);
+        let expected: BTreeSet<String> = expected.iter().map(|v| (*v).to_owned()).collect();
+        assert_eq!(verdicts, expected, "{example}\n{}", stdout(&output));
+    }
+}
+
+#[test]
+fn a_case_with_options_is_not_applicable_to_a_candidate_that_did_not_declare_them() {
+    // P6.2: never sent, never passed: n/a with a note naming the option.
+    let (output, verdicts) = tch_run(
+        "no-options",
+        &[
+            "--case",
+            "hermes/options-*",
+            "--case",
+            "hermes/short-call",
+            "--splits",
+            "whole",
+            "--",
+            "python3",
+            "harness/tch/tests/fixtures/no_options.py",
+        ],
+    );
+    let out = stdout(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(verdicts.is_empty(), "{verdicts:?}");
+    assert!(out.contains("1 passed"), "{out}");
+    assert!(out.contains("5 n/a"), "{out}");
 }
 
 #[test]
@@ -414,7 +475,6 @@ fn a_crash_of_the_non_streaming_path_hides_no_streamed_replay() {
 
 #[test]
 fn a_hang_is_a_timeout_and_the_run_goes_on() {
-    let started = Instant::now();
     let (output, verdicts) = tch_run(
         "hang",
         &[
@@ -432,12 +492,9 @@ fn a_hang_is_a_timeout_and_the_run_goes_on() {
         ],
     );
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    // That the run ends at all is what this test shows (a hang would stop it here); how
+    // long it takes is not asserted: wall time on a shared 2-core machine is no verdict.
     assert_eq!(verdicts, BTreeSet::from(["timeout".to_owned()]));
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "took {:?}",
-        started.elapsed()
-    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ use crate::definitions::Kind;
 
 use crate::dialect::{Dialect, UnknownDialect};
 use crate::event::{Event, ReadError};
+use crate::protocol::RequestOptions;
 
 /// The extension of a case's stream file (`NAME.stream`).
 pub const STREAM_EXTENSION: &str = "stream";
@@ -21,6 +22,10 @@ pub const EXPECTED_SUFFIX: &str = ".events.jsonl";
 
 /// The suffix of a case's optional prefill file (`specs/corpus.md`).
 pub const PREFILL_SUFFIX: &str = ".prefill";
+
+/// The suffix of a case's optional request file: the request's options (`specs/corpus.md`,
+/// `specs/protocol.md` §6).
+pub const REQUEST_SUFFIX: &str = ".request.json";
 
 /// What stands between a case's name and a reading's in an alternative's file name:
 /// `NAME.alt-READING.events.jsonl` (`specs/corpus.md`, contract and choice).
@@ -92,6 +97,9 @@ pub struct Case {
     /// The generation prompt the stream continues (`specs/streaming.md` C9): its `.prefill`
     /// file (empty: none), else the dialect's default (`Dialect::default_prefill`).
     pub prefill: String,
+    /// The options of the request the stream answers (`NAME.request.json`; none by default):
+    /// the case is sent only to a candidate that declares them (`specs/protocol.md` §6).
+    pub request: RequestOptions,
     /// The events a conforming parser emits for it, reasoned by hand.
     pub expected: Vec<Event>,
     /// The events under each documented alternative reading of a choice rule the case rests
@@ -240,6 +248,14 @@ pub enum CorpusError {
         /// Why.
         error: String,
     },
+    /// A case's request file is not a request's options (`specs/protocol.md` §6).
+    #[error("{path}: not a request's options: {error}")]
+    BadRequest {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: String,
+    },
     /// A line of an expected events file is not an event.
     #[error("{path}:{line}: {error}")]
     Expected {
@@ -279,6 +295,10 @@ impl Case {
             &expected_path,
         )?;
         case.prefill = prefill.unwrap_or_else(|| case.dialect.default_prefill().to_owned());
+        let request_path = stream_path.with_file_name(format!("{name}{REQUEST_SUFFIX}"));
+        if request_path.exists() {
+            case.request = read_request(&read_text(&request_path)?, &request_path)?;
+        }
         let prefix = format!("{name}{ALTERNATIVE_INFIX}");
         let folder_path = stream_path.parent().unwrap_or(Path::new("."));
         let mut files: Vec<PathBuf> = fs::read_dir(folder_path)
@@ -330,6 +350,7 @@ impl Case {
             id: format!("{folder}/{name}"),
             stream,
             prefill: String::new(),
+            request: RequestOptions::default(),
             expected,
             alternatives: Vec::new(),
             comments: expected_text
@@ -374,6 +395,13 @@ impl Case {
             );
             fs::write(root.join(name), events)?;
         }
+        if self.request != RequestOptions::default() {
+            let request = serde_json::to_string(&self.request).unwrap_or_default();
+            fs::write(
+                root.join(format!("{}{REQUEST_SUFFIX}", self.id)),
+                request + "\n",
+            )?;
+        }
         // Without a `.prefill` the case reads with the dialect's default; an empty file says
         // "none".
         if self.prefill != self.dialect.default_prefill() {
@@ -384,6 +412,14 @@ impl Case {
         }
         Ok(stream_path)
     }
+}
+
+/// A case's request file, read.
+fn read_request(text: &str, path: &Path) -> Result<RequestOptions, CorpusError> {
+    serde_json::from_str(text).map_err(|error| CorpusError::BadRequest {
+        path: path.to_owned(),
+        error: error.to_string(),
+    })
 }
 
 /// The tools `dialect`'s bundled cases call (the tool names of their expected events and
@@ -442,6 +478,13 @@ pub fn bundled_cases() -> Result<Vec<Case>, CorpusError> {
         case.prefill = prefill
             .unwrap_or_else(|| case.dialect.default_prefill())
             .to_owned();
+        let request_path = format!("{folder}/{name}{REQUEST_SUFFIX}");
+        if let Some((path, text)) = crate::bundled::BUNDLED_CORPUS
+            .iter()
+            .find(|(p, _)| *p == request_path)
+        {
+            case.request = read_request(text, &PathBuf::from("corpus").join(path))?;
+        }
         let prefix = format!("{folder}/{name}{ALTERNATIVE_INFIX}");
         for &(path, text) in crate::bundled::BUNDLED_CORPUS {
             if let Some(reading) = reading_of(path, &prefix) {

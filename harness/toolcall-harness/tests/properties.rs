@@ -80,7 +80,7 @@ proptest! {
     fn every_chunking_gives_the_whole_stream_events((text, cuts) in stream_and_cuts(), dialect in dialect()) {
         let mut whole = dialect.reference_parser(&TOOLS, "");
         let expected = parser::run(whole.as_mut(), [text.as_str()]).events;
-        let case = Case { dialect, id: format!("{dialect}/generated"), stream: text, prefill: String::new(), expected, alternatives: Vec::new(), comments: Vec::new() };
+        let case = Case { dialect, id: format!("{dialect}/generated"), stream: text, prefill: String::new(), request: Default::default(), expected, alternatives: Vec::new(), comments: Vec::new() };
         // Events equal to the whole-stream run, text conserved, eager after every push.
         let chunking = Chunking::new(SplitKind::Chunks, "generated", cuts);
         if let Err(finding) = check_reference(&case, &chunking, &TOOLS) {
@@ -139,6 +139,7 @@ fn cases_of_retired_seeds_still_hold() {
             id: format!("{dialect}/retired-seed"),
             stream: text.to_owned(),
             prefill: String::new(),
+            request: Default::default(),
             expected,
             alternatives: Vec::new(),
             comments: Vec::new(),

@@ -265,6 +265,7 @@ fn report_failure(
             .prefill
             .clone()
             .unwrap_or_else(|| args.dialect.default_prefill().to_owned()),
+        request: toolcall_harness::protocol::RequestOptions::default(),
         expected: failure.expected.clone(),
         alternatives: Vec::new(),
         comments: Vec::new(),

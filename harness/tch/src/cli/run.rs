@@ -87,7 +87,8 @@ pub struct RunArgs {
     /// Seed of the random cuts (a run is reproducible from its seed).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// At most N chunkings per case (single cuts are thinned evenly beyond it).
+    /// At most N chunkings per case: beyond it, single cuts are kept at the dialect's
+    /// markers and the stream's ends, then a seeded sample (pairs thinned evenly).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     budget: usize,
     /// Replay exactly this chunk vector (and the whole stream), as failures print it:

@@ -6,10 +6,7 @@
 mod call;
 
 use super::descriptor::{CallAround, Descriptor, Parser, Values};
-use super::kit::{
-    Action, Block, Content, End, Grammar, Marker, Mode, Outcome, Reading, THINK, THINKING,
-    sectioned::TEXT,
-};
+use super::kit::{Block, End, Grammar, Outcome, Reading, sectioned::TEXT};
 
 pub use call::CallError;
 
@@ -44,30 +41,58 @@ pub(crate) static DIALECT: Descriptor = Descriptor {
 const OPENER: &str = "<tool_call>";
 const CLOSER: &str = "</tool_call>";
 
-/// `<think>` opens reasoning anywhere in text; in reasoning only `</think>` is a marker (H5).
-pub(crate) static GRAMMAR: Grammar = Grammar::new(&[
-    Mode {
-        id: TEXT,
-        content: Content::Text,
-        markers: &[
-            Marker {
-                literal: OPENER,
-                action: Action::Block(&CALL),
+/// The grammar of a hermes-like dialect: in text, `$opener` opens the call block `$call` and
+/// `$think` opens reasoning, anywhere; in reasoning only `$end_think` is a marker (H5). The
+/// kit's tables are `'static` data, which a `const fn` cannot build from a parameter.
+macro_rules! tagged_calls_grammar {
+    ($opener:expr, $call:expr, $think:expr, $end_think:expr) => {{
+        use $crate::dialect::kit::{Action, Content, Grammar, Marker, Mode, sectioned};
+        Grammar::new(&[
+            Mode {
+                id: sectioned::TEXT,
+                content: Content::Text,
+                markers: &[
+                    Marker {
+                        literal: $opener,
+                        action: Action::Block($call),
+                    },
+                    Marker {
+                        literal: $think,
+                        action: Action::Switch(sectioned::REASONING),
+                    },
+                ],
             },
-            THINK,
-        ],
-    },
-    THINKING,
-]);
+            Mode {
+                id: sectioned::REASONING,
+                content: Content::Reasoning,
+                markers: &[Marker {
+                    literal: $end_think,
+                    action: Action::Switch(sectioned::TEXT),
+                }],
+            },
+        ])
+    }};
+}
+pub(super) use tagged_calls_grammar;
+
+/// `<think>` opens reasoning anywhere in text; in reasoning only `</think>` is a marker (H5).
+pub(crate) static GRAMMAR: Grammar = tagged_calls_grammar!(OPENER, &CALL, "<think>", "</think>");
 
 static CALL: Block = Block::new(&[CLOSER], decode, unterminated);
 
 fn decode(reading: &Reading<'_>, _: End) -> Outcome {
-    let content = reading.inner(OPENER, CLOSER);
+    decode_between(reading, OPENER, CLOSER)
+}
+
+/// A block of a hermes-like dialect read whole: the JSON object between `opener` and `closer`
+/// (H1.2, H2.1–H2.3), then text. `longcat` reads its `<longcat_tool_call>` blocks with it.
+pub(super) fn decode_between(reading: &Reading<'_>, opener: &str, closer: &str) -> Outcome {
+    let content = reading.inner(opener, closer);
     Outcome::of_call(call::interpret(content, reading.generated_id.clone()), TEXT)
 }
 
-fn unterminated(_: &Reading<'_>) -> Outcome {
+/// A block still open at the end of the stream (C4), then text.
+pub(super) fn unterminated(_: &Reading<'_>) -> Outcome {
     Outcome::Reject(CallError::Unterminated.to_string(), TEXT)
 }
 

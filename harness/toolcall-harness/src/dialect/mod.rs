@@ -11,20 +11,27 @@ mod gemma4;
 mod gigachat3;
 mod glimmer;
 mod glm;
+mod granite;
 mod harmony;
 pub mod hermes;
 mod hunyuan;
+mod internlm2;
+mod jamba;
 mod json;
+mod json_call;
 mod kimi_k2;
 mod kimi_k3;
 mod kit;
 mod llama3_json;
+mod longcat;
 pub mod md_fence;
 mod minimax_m2;
 mod minimax_m3;
 mod mistral;
 mod olmo3;
 mod output;
+mod phi4_mini;
+mod poolside;
 mod pythonic;
 mod qwen3_coder;
 mod scan;
@@ -131,6 +138,18 @@ dialects! {
     MinimaxM3 => minimax_m3::DIALECT,
     /// Olmo 3: `<function_calls>get_weather(city="Paris")\nget_time()</function_calls>`, `<think>`.
     Olmo3 => olmo3::DIALECT,
+    /// poolside Laguna: GLM-4.7's calls (with or without line breaks), Laguna's prompts.
+    Poolside => poolside::DIALECT,
+    /// LongCat-Flash: `<longcat_tool_call>{"name": …, "arguments": …}</longcat_tool_call>`.
+    Longcat => longcat::DIALECT,
+    /// AI21 Jamba: `<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>`.
+    Jamba => jamba::DIALECT,
+    /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}]`, no closing marker.
+    Phi4Mini => phi4_mini::DIALECT,
+    /// IBM Granite 3.x: `<|tool_call|>[{"name": …, "arguments": {…}}]`, 3.3's `<think>`/`<response>`.
+    Granite => granite::DIALECT,
+    /// InternLM2 and Intern-S1: `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`.
+    Internlm2 => internlm2::DIALECT,
 }
 
 impl Dialect {

@@ -336,6 +336,7 @@ impl Writer<'_> {
             id: written.case.clone(),
             stream: written.stream.clone(),
             prefill: prefill.to_owned(),
+            request: crate::protocol::RequestOptions::default(),
             expected: expected.to_vec(),
             alternatives: Vec::new(),
             comments: Vec::new(),

@@ -40,6 +40,7 @@ pub fn check_stream(input: &FuzzInput, tools: &Arc<Registry>) -> Result<(), Box<
         id: format!("{}/fuzz", input.dialect),
         stream: input.stream.clone(),
         prefill: input.prefill.to_owned(),
+        request: crate::protocol::RequestOptions::default(),
         expected: run.events,
         alternatives: Vec::new(),
         comments: Vec::new(),

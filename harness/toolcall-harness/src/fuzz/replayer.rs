@@ -15,7 +15,7 @@ use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::judge::{Finding, StreamJudge, Verdict};
 use crate::parser;
-use crate::protocol::{Begin, ToolInfo};
+use crate::protocol::{Begin, RequestOptions, ToolInfo};
 use crate::split::{Chunking, SplitKind, chunks_at, realism};
 use crate::supervisor::{Fault, Handle, ReplayError, Transcript};
 use crate::tools::Registry;
@@ -36,11 +36,34 @@ pub trait StreamCandidate {
             reason: "asked for a non-streaming result, which this candidate does not give".into(),
         }))
     }
+
+    /// Replays `chunks` in each of the `begin.options.n` choices of one request
+    /// (`specs/protocol.md` P6.7): one transcript per choice. Asked only of a candidate that
+    /// declares `n`; one without choices (a closure, an in-process candidate) answers a
+    /// `protocol` fault.
+    fn run_choices(
+        &mut self,
+        begin: &Begin,
+        chunks: &[&str],
+    ) -> Result<Vec<Transcript>, ReplayError> {
+        let _ = (begin, chunks);
+        Err(ReplayError::Fault(Fault::Protocol {
+            reason: "asked for several choices, which this candidate does not give".into(),
+        }))
+    }
 }
 
 impl StreamCandidate for Handle<'_> {
     fn run_stream(&mut self, begin: &Begin, chunks: &[&str]) -> Result<Transcript, ReplayError> {
         Handle::run_stream(self, begin, chunks)
+    }
+
+    fn run_choices(
+        &mut self,
+        begin: &Begin,
+        chunks: &[&str],
+    ) -> Result<Vec<Transcript>, ReplayError> {
+        Handle::run_choices(self, begin, chunks)
     }
 
     fn run_non_streaming(&mut self, begin: &Begin, text: &str) -> Result<Transcript, ReplayError> {
@@ -182,6 +205,7 @@ impl<'t, C: StreamCandidate> Replayer<'t, C> {
             dialect: self.dialect.name().to_owned(),
             prefill: Some(self.prefill.clone()),
             tools: ToolInfo::for_stream(self.tools, self.dialect, stream, &self.expected(stream)),
+            options: RequestOptions::default(),
         };
         let replayed = if chunking.kind == SplitKind::NonStreaming {
             self.candidate.run_non_streaming(&begin, stream)

@@ -251,6 +251,9 @@ where
             output: crate::wire::Output::Events,
             // An in-process candidate has one entry point: `push`/`end`.
             non_streaming: false,
+            // Its `begin` may read the request's options, but nothing says it honours them:
+            // the cases that set them are `n/a` (`specs/protocol.md` P6.2).
+            options: Vec::new(),
             reproduction: None,
             starts_in_reasoning: self
                 .starts_in_reasoning

@@ -35,6 +35,11 @@ impl Sides {
         left: "whole stream",
         right: "non-streaming",
     };
+    /// A choice of several against the whole stream replayed alone (`specs/runner.md` R2.4).
+    pub const CHOICE: Sides = Sides {
+        left: "whole stream",
+        right: "this choice",
+    };
     /// The first replay of a chunking against a second one: flakiness.
     pub const REPLAYS: Sides = Sides {
         left: "first replay",

@@ -30,7 +30,10 @@ pub fn check_reference(
             vec![(verdict, detail)],
         ))
     };
-    let mut parser = case.dialect.reference_parser(tools, &case.prefill);
+    // The options the case's request sets apply above the dialect (`specs/protocol.md` §6).
+    let mut parser = case
+        .request
+        .reference(case.dialect.reference_parser(tools, &case.prefill));
     let mut events = Vec::new();
     let mut pushed = 0;
     let mut released = Released::default();

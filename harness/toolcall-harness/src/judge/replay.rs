@@ -234,6 +234,50 @@ impl<'s> StreamJudge<'s> {
         Some(finding)
     }
 
+    /// Judges the choices of one request with several (`specs/runner.md` R2.4), each fed the
+    /// chunks of `chunking`, against the whole stream replayed alone (the baseline, judged
+    /// first): the first choice whose output differs is `choices-share-state`, with its
+    /// symptoms relative to the stream alone; a choice that breaks the event grammar is a
+    /// `grammar` finding. `None` when every choice gave the stream's own output.
+    pub fn choices(&self, chunking: &Chunking, transcripts: &[Transcript]) -> Option<Finding> {
+        let whole = self.baseline.as_ref()?;
+        let count = transcripts.len();
+        for (choice, transcript) in transcripts.iter().enumerate() {
+            let mut found = Vec::new();
+            let broken = grammar::violations(&transcript.events, &transcript.misnamed_inputs);
+            if !broken.is_empty() {
+                found.push((
+                    Verdict::Grammar,
+                    format!("choice {choice}: {}", broken.join("; ")),
+                ));
+            }
+            let actual = Output::of(&transcript.events, self.stream, self.wire);
+            let mut diff = String::new();
+            if whole.compared != actual.compared {
+                found.push((
+                    Verdict::ChoicesShareState,
+                    format!(
+                        "choice {choice} of {count}, fed the same chunks as the stream alone, gave other output"
+                    ),
+                ));
+                found.extend(
+                    conformance(&whole.compared, &actual.compared)
+                        .into_iter()
+                        .map(|(verdict, detail)| {
+                            (verdict, format!("{detail} (vs the stream alone)"))
+                        }),
+                );
+                diff = diff::events_shown(whole.side(), actual.side(), Sides::CHOICE);
+            }
+            if !found.is_empty() {
+                let mut finding = Finding::new(self.stream, chunking, found).with_diff(diff);
+                finding.events = transcript.events.clone();
+                return Some(finding);
+            }
+        }
+        None
+    }
+
     /// Which reading `actual` (the whole stream's output, which differs from `tch`'s reading
     /// by `verdicts`) follows, or else the one it is closest to: the fewest verdicts of the
     /// least severity, `tch`'s own on a tie (R3.5).

@@ -58,9 +58,9 @@ impl Severity {
         }
     }
 
-    /// The severity a verdict carries on its own; `None` for `chunk-dependent`, `flaky` and
-    /// `non-streaming-differs`, which say *that* a chunking, a replay or the non-streaming
-    /// result differs: their symptoms say how much it hurts; and for `wire`, whose rules say it.
+    /// The severity a verdict carries on its own; `None` for `chunk-dependent`, `flaky`,
+    /// `non-streaming-differs` and `choices-share-state`, which say *that* a chunking, a
+    /// replay, the non-streaming result or a choice differs: their symptoms say how much it hurts; and for `wire`, whose rules say it.
     pub fn of_verdict(verdict: Verdict) -> Option<Severity> {
         Some(match verdict {
             Verdict::ExtraCall | Verdict::WrongCall => Severity::Critical,
@@ -83,6 +83,7 @@ impl Severity {
             Verdict::ChunkDependent
             | Verdict::Flaky
             | Verdict::NonStreamingDiffers
+            | Verdict::ChoicesShareState
             | Verdict::Wire => return None,
         })
     }
@@ -142,6 +143,7 @@ mod tests {
                 Verdict::ChunkDependent
                     | Verdict::Flaky
                     | Verdict::NonStreamingDiffers
+                    | Verdict::ChoicesShareState
                     | Verdict::Wire
             );
             assert_eq!(

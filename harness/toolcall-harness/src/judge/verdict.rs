@@ -27,6 +27,9 @@ pub enum Verdict {
     /// The candidate's non-streaming result (the whole reply at once, `specs/protocol.md`
     /// P2.11) differs from its output for the whole stream streamed as one chunk.
     NonStreamingDiffers,
+    /// A choice of a request with several (`n`, `specs/protocol.md` P6.7), fed the same
+    /// chunks as the stream replayed alone, gave other output: the choices share state.
+    ChoicesShareState,
     /// Held back input its dialect says is already known to be text (`specs/streaming.md`
     /// C3; checked on the reference, which reports the spans it consumed).
     NotEager,
@@ -67,7 +70,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 22] = [
+    pub const ALL: [Verdict; 23] = [
         Verdict::Crash,
         Verdict::Timeout,
         Verdict::Protocol,
@@ -75,6 +78,7 @@ impl Verdict {
         Verdict::ChunkDependent,
         Verdict::Flaky,
         Verdict::NonStreamingDiffers,
+        Verdict::ChoicesShareState,
         Verdict::NotEager,
         Verdict::TextNotConserved,
         Verdict::LostText,
@@ -102,6 +106,7 @@ impl Verdict {
             Verdict::ChunkDependent => "chunk-dependent",
             Verdict::Flaky => "flaky",
             Verdict::NonStreamingDiffers => "non-streaming-differs",
+            Verdict::ChoicesShareState => "choices-share-state",
             Verdict::NotEager => "not-eager",
             Verdict::TextNotConserved => "text-not-conserved",
             Verdict::LostText => "lost-text",
@@ -129,6 +134,7 @@ impl Verdict {
             Verdict::ChunkDependent
                 | Verdict::Flaky
                 | Verdict::NonStreamingDiffers
+                | Verdict::ChoicesShareState
                 | Verdict::NotEager
                 | Verdict::Latency
                 | Verdict::Superlinear

@@ -3,6 +3,7 @@
 //! [`crate::supervisor`].
 
 pub mod lenient;
+pub mod options;
 pub mod server;
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use crate::dialect::Dialect;
 use crate::event::{Event, ReadError};
 use crate::tools::Registry;
 use crate::wire::Output;
+pub use options::{RequestOption, RequestOptions, ToolChoice};
 
 /// The protocol version `tch` speaks, in its `hello` and expected in the candidate's.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -33,13 +35,21 @@ pub enum Request {
     Chunk {
         /// The stream's id.
         stream: String,
+        /// The choice the chunk belongs to, of a stream begun with `n` > 1 (P6.7); absent
+        /// reads as 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        choice: Option<u32>,
         /// The chunk's text.
         text: String,
     },
-    /// A stream ends; answered by its remaining events, then `done`.
+    /// A stream (or, with `choice`, one of its choices, P6.7) ends; answered by its remaining
+    /// events, then `done`.
     End {
         /// The stream's id.
         stream: String,
+        /// The choice that ends; absent reads as 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        choice: Option<u32>,
     },
     /// The whole reply of a begun stream at once, for the parser's non-streaming result
     /// (P2.11); answered by its events, then `done`. Sent only to a candidate whose hello
@@ -75,6 +85,10 @@ pub struct Begin {
     /// The registry in use (P2.2); absent reads as empty.
     #[serde(default)]
     pub tools: Vec<ToolInfo>,
+    /// The request's options the case sets, sent only to a candidate that declares them
+    /// (P6.2); absent fields read as the API's defaults.
+    #[serde(flatten)]
+    pub options: RequestOptions,
 }
 
 /// A tool as `begin` describes it to the candidate.
@@ -191,6 +205,10 @@ pub struct Hello {
     /// reads as a client does and judges against `specs/wire.md`. Absent reads as events.
     #[serde(default, skip_serializing_if = "is_events")]
     pub output: Output,
+    /// The request's options it honours (P6.1): only cases whose options it lists are sent
+    /// to it, with them in `begin`. Absent reads as none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<RequestOption>,
 }
 
 fn is_events(output: &Output) -> bool {
@@ -323,6 +341,7 @@ mod tests {
             (
                 Request::Chunk {
                     stream: "s1".into(),
+                    choice: None,
                     text: "a\n".into(),
                 },
                 r#"{"op":"chunk","stream":"s1","text":"a\n"}"#,
@@ -330,8 +349,17 @@ mod tests {
             (
                 Request::End {
                     stream: "s1".into(),
+                    choice: None,
                 },
                 r#"{"op":"end","stream":"s1"}"#,
+            ),
+            (
+                Request::Chunk {
+                    stream: "s1".into(),
+                    choice: Some(1),
+                    text: "a".into(),
+                },
+                r#"{"op":"chunk","stream":"s1","choice":1,"text":"a"}"#,
             ),
             (
                 Request::NonStreaming {

@@ -11,7 +11,7 @@ use crate::definitions::{bundled_registry, parse_definition};
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::parser::StreamParser;
-use crate::protocol::{Begin, PROTOCOL_VERSION, Request, ToolInfo, control_line};
+use crate::protocol::{Begin, PROTOCOL_VERSION, Request, RequestOption, ToolInfo, control_line};
 use crate::tools::{Registry, RegistryError, Tool};
 use crate::wire::{ChunkWriter, Output};
 
@@ -64,8 +64,9 @@ pub fn serve_as(
 
 struct Server<'d> {
     dialects: &'d [Dialect],
-    /// The stream being served: its id, its parser, and its chunk writer (OpenAI chunks).
-    stream: Option<(String, Box<dyn StreamParser>, ChunkWriter)>,
+    /// The stream being served: its id, and per choice (P6.7) its own parser and chunk
+    /// writer (OpenAI chunks): nothing is shared between the choices of one request.
+    stream: Option<(String, Vec<Choice>)>,
     /// What `chunk` and `end` are answered with.
     answer: Output,
     /// The last `begin`'s tools and their registry: most runs send the same list every time,
@@ -86,6 +87,11 @@ impl Server<'_> {
                     "dialects": dialects,
                     "definitions": true,
                     "nonStreaming": true,
+                    "options": [
+                        RequestOption::ToolChoice,
+                        RequestOption::ParallelToolCalls,
+                        RequestOption::N,
+                    ],
                 });
                 if self.answer != Output::Events {
                     hello["output"] = json!(self.answer.name());
@@ -97,6 +103,7 @@ impl Server<'_> {
                 dialect,
                 prefill,
                 tools,
+                options,
             }) => {
                 let dialect = match dialect.parse::<Dialect>() {
                     Ok(d) if self.dialects.contains(&d) => d,
@@ -105,26 +112,42 @@ impl Server<'_> {
                 match self.registry(tools) {
                     Ok(registry) => {
                         let prefill = prefill.as_deref().unwrap_or(dialect.default_prefill());
-                        let parser = dialect.reference_parser(&registry, prefill);
-                        self.stream = Some((stream, parser, ChunkWriter::default()));
+                        let count = options.choices();
+                        let choices = (0..count)
+                            .map(|choice| Choice {
+                                parser: options
+                                    .reference(dialect.reference_parser(&registry, prefill)),
+                                writer: ChunkWriter::for_choice(choice, count),
+                            })
+                            .collect();
+                        self.stream = Some((stream, choices));
                         Vec::new()
                     }
                     Err(reason) => vec![error_line(reason)],
                 }
             }
-            Request::Chunk { stream, text } => {
-                self.feed(&stream, "sync", |parser, out| parser.push(&text, out))
-            }
-            Request::End { stream } => {
-                let lines = self.feed(&stream, "done", |parser, out| parser.finish(out));
-                // Whether `feed` wrote events or chunks, the stream is over.
-                self.stream = None;
+            Request::Chunk {
+                stream,
+                choice,
+                text,
+            } => self.feed(&stream, choice, "sync", |parser, out| {
+                parser.push(&text, out)
+            }),
+            Request::End { stream, choice } => {
+                let lines = self.feed(&stream, choice, "done", |parser, out| parser.finish(out));
+                // Whether `feed` wrote events or chunks, the stream is over once its last
+                // choice is.
+                if let Some((_, choices)) = &self.stream
+                    && choice.unwrap_or(0) as usize + 1 >= choices.len()
+                {
+                    self.stream = None;
+                }
                 lines
             }
             // The reference has one path: the whole reply pushed at once, then finished
             // (P2.11). Its answer equals the streamed one by construction.
             Request::NonStreaming { stream, text } => {
-                let lines = self.feed(&stream, "done", |parser, out| {
+                let lines = self.feed(&stream, None, "done", |parser, out| {
                     parser.push(&text, out);
                     parser.finish(out);
                 });
@@ -147,12 +170,15 @@ impl Server<'_> {
     fn feed(
         &mut self,
         stream: &str,
+        choice: Option<u32>,
         closing: &str,
         step: impl FnOnce(&mut dyn StreamParser, &mut Vec<Event>),
     ) -> Vec<String> {
         let mut lines = Vec::new();
+        let index = choice.unwrap_or(0) as usize;
         match &mut self.stream {
-            Some((id, parser, writer)) if id == stream => {
+            Some((id, choices)) if id == stream && index < choices.len() => {
+                let Choice { parser, writer } = &mut choices[index];
                 let mut events = Vec::new();
                 step(parser.as_mut(), &mut events);
                 match self.answer {
@@ -165,6 +191,10 @@ impl Server<'_> {
                     }
                 }
             }
+            Some((id, choices)) if id == stream => lines.push(error_line(format!(
+                "stream \"{stream}\" has {} choices, not a choice {index}",
+                choices.len()
+            ))),
             _ => lines.push(error_line(format!("no stream \"{stream}\" was begun"))),
         }
         lines.push(control_line(closing));
@@ -200,6 +230,12 @@ impl Server<'_> {
         self.tools = Some((tools, Arc::clone(&registry)));
         Ok(registry)
     }
+}
+
+/// One choice of the stream being served.
+struct Choice {
+    parser: Box<dyn StreamParser>,
+    writer: ChunkWriter,
 }
 
 fn error_line(error_text: String) -> String {

@@ -276,6 +276,7 @@ pub fn write_cases(dir: &Path, roots: &mut [RootCause], replay: &Replay) -> io::
             id: id.clone(),
             stream: root.minimal.stream.clone(),
             prefill: root.minimal.prefill.clone(),
+            request: crate::protocol::RequestOptions::default(),
             expected: root.expected.clone(),
             alternatives: Vec::new(),
             comments: Vec::new(),
@@ -426,6 +427,7 @@ mod tests {
             reproduction,
             starts_in_reasoning: Vec::new(),
             output: crate::wire::Output::Events,
+            options: Vec::new(),
         }
     }
 

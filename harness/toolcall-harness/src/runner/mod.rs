@@ -16,9 +16,9 @@ use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::fuzz::replayer::StreamCandidate;
 use crate::judge::{CaseReport, Finding, Status, StreamJudge, Verdict};
-use crate::protocol::{Begin, Hello, ToolInfo};
+use crate::protocol::{Begin, Hello, RequestOption, RequestOptions, ToolInfo};
 use crate::scaling::{self, Family, ScalingOptions};
-use crate::split::{Chunking, SplitOptions, chunks_at, plan, realism};
+use crate::split::{Chunking, SplitKind, SplitOptions, chunks_at, plan, realism};
 use crate::supervisor::{Handle, ReplayError, StartError, Supervisor, Transcript};
 use crate::tools::Registry;
 use crate::wire::Output;
@@ -249,6 +249,23 @@ impl<'a> Work<'a> {
             ));
             return report;
         }
+        let undeclared: Vec<&str> = case
+            .request
+            .set()
+            .into_iter()
+            .filter(|option| !hello.options.contains(option))
+            .map(RequestOption::name)
+            .collect();
+        if !undeclared.is_empty() {
+            // P6.2: a candidate is never sent an option it did not declare, nor judged
+            // without it on a case that rests on it.
+            report.status = Status::NotApplicable;
+            report.notes.push(format!(
+                "n/a: the case's request sets {}, which the candidate's hello does not list in options",
+                undeclared.join(", ")
+            ));
+            return report;
+        }
         let over_the_wire = hello.output == Output::OpenaiChunks;
         let mut judge = StreamJudge::of_output(&case.stream, &case.expected, over_the_wire)
             .with_alternatives(&case.alternatives);
@@ -265,7 +282,7 @@ impl<'a> Work<'a> {
             ),
             count: 0,
         };
-        let mut chunkings = plan(&case.stream, &self.options.splits);
+        let mut chunkings = plan(&case.stream, &markers, &self.options.splits);
         if hello.non_streaming {
             // R2.3: last, whatever the budget, so that a fault of the non-streaming path
             // (which stops the case's replays) hides none of the streamed ones.
@@ -326,6 +343,29 @@ impl<'a> Work<'a> {
             }
             let held = extra_held(case, &chunking, &transcript, self.tools);
             report.max_extra_held_bytes = report.max_extra_held_bytes.max(held);
+            if case.request.choices() > 1 && chunking.kind != SplitKind::NonStreaming {
+                // R2.4: the same chunks in every choice of one request, against the stream
+                // alone. A fault there stops the case like any other.
+                match replayer.replay_choices(&chunking) {
+                    Ok(transcripts) => {
+                        let mut finding = judge.choices(&chunking, &transcripts);
+                        if let Some(found) = finding.as_mut() {
+                            found.realism = realism(&chunking);
+                        }
+                        report.record(chunking.kind, finding);
+                    }
+                    Err(ReplayError::Fault(fault)) => {
+                        let mut finding = judge.fault(&chunking, &fault);
+                        finding.realism = realism(&chunking);
+                        report.record(chunking.kind, Some(finding));
+                        break;
+                    }
+                    Err(error) => {
+                        report.notes.push(format!("skipped: {error}"));
+                        break;
+                    }
+                }
+            }
         }
         if self.options.strict_latency && report.max_extra_held_bytes > 0 {
             let detail = format!(
@@ -357,19 +397,36 @@ impl<C: StreamCandidate> Replayer<'_, C> {
     /// [`SplitKind::NonStreaming`](crate::split::SplitKind::NonStreaming), the whole reply in
     /// one `non-streaming` request.
     fn replay(&mut self, chunking: &Chunking) -> Result<Transcript, ReplayError> {
-        self.count += 1;
-        let id = format!("{}#{}", self.case.id, self.count);
-        let begin = Begin {
-            stream: id,
-            dialect: self.case.dialect.name().to_owned(),
-            prefill: Some(self.case.prefill.clone()),
-            tools: self.tools.clone(),
+        // The stream alone: the case's options but `n` (R2.4).
+        let options = RequestOptions {
+            n: None,
+            ..self.case.request.clone()
         };
-        if chunking.kind == crate::split::SplitKind::NonStreaming {
+        let begin = self.begin(options);
+        if chunking.kind == SplitKind::NonStreaming {
             return self.candidate.run_non_streaming(&begin, &self.case.stream);
         }
         self.candidate
             .run_stream(&begin, &chunks_at(&self.case.stream, &chunking.cuts))
+    }
+
+    /// The chunks of `chunking` in each of the case's `n` choices of one request (P6.7).
+    fn replay_choices(&mut self, chunking: &Chunking) -> Result<Vec<Transcript>, ReplayError> {
+        let begin = self.begin(self.case.request.clone());
+        self.candidate
+            .run_choices(&begin, &chunks_at(&self.case.stream, &chunking.cuts))
+    }
+
+    /// The next replay's `begin`, under its own stream id, with `options`.
+    fn begin(&mut self, options: RequestOptions) -> Begin {
+        self.count += 1;
+        Begin {
+            stream: format!("{}#{}", self.case.id, self.count),
+            dialect: self.case.dialect.name().to_owned(),
+            prefill: Some(self.case.prefill.clone()),
+            tools: self.tools.clone(),
+            options,
+        }
     }
 }
 
@@ -390,7 +447,9 @@ fn extra_held(
             })
             .sum()
     };
-    let mut reference = case.dialect.reference_parser(tools, &case.prefill);
+    let mut reference = case
+        .request
+        .reference(case.dialect.reference_parser(tools, &case.prefill));
     let mut new_events = Vec::new();
     let (mut reference_released, mut candidate_released, mut counted) = (0, 0, 0);
     let mut worst = 0;

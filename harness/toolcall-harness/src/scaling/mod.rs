@@ -25,7 +25,7 @@ pub use streams::Family;
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::judge::{CaseReport, Finding, Verdict};
-use crate::protocol::{Begin, ToolInfo};
+use crate::protocol::{Begin, RequestOptions, ToolInfo};
 use crate::split::{ChunkSpec, Chunking, SplitKind};
 use crate::supervisor::{Handle, ReplayError};
 use crate::tools::Registry;
@@ -90,6 +90,7 @@ impl OverProtocol<'_, '_> {
             dialect: dialect.name().to_owned(),
             prefill: Some(String::new()),
             tools: self.tools.clone(),
+            options: RequestOptions::default(),
         }
     }
 }

@@ -6,7 +6,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{ChunkSpec, cut_points, empty_interleaved_cuts, pretoken_cuts, random_cuts};
+use super::{
+    ChunkSpec, cut_points, empty_interleaved_cuts, pretoken_cuts, random_cuts, sampled_cuts,
+};
 
 /// A family of chunkings. Reports count replays per kind; `--splits` selects the
 /// [`SplitKind::SELECTABLE`] ones.
@@ -164,8 +166,9 @@ pub struct SplitOptions {
     pub random: usize,
     /// The seed of the random cuts.
     pub seed: u64,
-    /// At most this many chunkings per case: single cuts (and pairs) are thinned evenly
-    /// beyond it.
+    /// At most this many chunkings per case: beyond it, single cuts are sampled
+    /// (`specs/runner.md` R1.5: at the markers, the stream's ends, then seeded) and pairs
+    /// thinned evenly.
     pub budget: usize,
     /// Replay exactly this chunk vector (plus the whole stream) instead of the kinds.
     pub chunks: Option<ChunkSpec>,
@@ -184,8 +187,9 @@ impl Default for SplitOptions {
 }
 
 /// The chunkings `tch run` replays for `text`, the whole stream first (the baseline for
-/// chunk-dependence).
-pub fn plan(text: &str, options: &SplitOptions) -> Vec<Chunking> {
+/// chunk-dependence); `markers` are the dialect's (`Dialect::markers`), whose edges a stream
+/// too long for the budget still gets single cuts at (R1.5).
+pub fn plan<S: AsRef<str>>(text: &str, markers: &[S], options: &SplitOptions) -> Vec<Chunking> {
     let mut plan = vec![Chunking::whole()];
     if let Some(spec) = &options.chunks {
         // A chunk vector that does not fit this stream (checked up front by `tch run`) replays
@@ -228,9 +232,8 @@ pub fn plan(text: &str, options: &SplitOptions) -> Vec<Chunking> {
     let points = cut_points(text);
     if wanted(SplitKind::Single) {
         let room = options.budget.saturating_sub(plan.len()).max(1);
-        // Thin evenly, keeping both ends: the first and last few bytes matter most.
-        let step = points.len().div_ceil(room).max(1);
-        plan.extend(points.iter().step_by(step).map(|&at| single(at)));
+        let cuts = sampled_cuts(text, &points, markers, room, options.seed);
+        plan.extend(cuts.into_iter().map(single));
     }
     if wanted(SplitKind::Pair) {
         let room = options.budget.saturating_sub(plan.len()).max(1);
@@ -279,7 +282,7 @@ mod tests {
 
     #[test]
     fn whole_first_then_every_kind() {
-        let labels: Vec<String> = plan("abcd", &SplitOptions::default())
+        let labels: Vec<String> = plan("abcd", &[""; 0], &SplitOptions::default())
             .into_iter()
             .map(|c| c.label)
             .collect();
@@ -300,7 +303,7 @@ mod tests {
             kinds: vec![SplitKind::Single, SplitKind::Pair],
             ..SplitOptions::default()
         };
-        let plan = plan(&long, &options);
+        let plan = plan(&long, &[""; 0], &options);
         assert!(plan.len() <= 100, "{}", plan.len());
         assert!(plan.iter().filter(|c| c.kind == SplitKind::Single).count() > 50);
         assert_eq!(plan[0].label, "whole (baseline)");
@@ -312,7 +315,7 @@ mod tests {
             chunks: Some(ChunkSpec::Lengths(vec![1, 2])),
             ..SplitOptions::default()
         };
-        let plan = plan("abcdef", &options);
+        let plan = plan("abcdef", &[""; 0], &options);
         assert_eq!(plan.len(), 2);
         assert_eq!(plan[1].cuts, [1, 3]);
         assert_eq!(plan[1].kind, SplitKind::Chunks);

@@ -128,6 +128,75 @@ pub fn random_cuts(text: &str, seed: u64, count: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// At most `room` of `points` (the ascending cut points of `text`) for the single cuts of a
+/// stream with more points than that (`specs/runner.md` R1.5): first every point at the edges
+/// of and inside each occurrence of a marker of two or more bytes (where parsers hold and
+/// release: thinned evenly if they alone pass `room`), then the first and last
+/// [`EDGE_CUTS`] points of the stream, then a sample of the rest seeded by `seed` and the
+/// text, as [`random_cuts`] is. Ascending; all of `points` when they fit.
+pub fn sampled_cuts<S: AsRef<str>>(
+    text: &str,
+    points: &[usize],
+    markers: &[S],
+    room: usize,
+    seed: u64,
+) -> Vec<usize> {
+    if points.len() <= room {
+        return points.to_vec();
+    }
+    let mut kept = vec![false; points.len()];
+    let index_of = |at: usize| points.partition_point(|&p| p < at);
+    let mut at_markers = Vec::new();
+    for marker in markers {
+        let marker = marker.as_ref().as_bytes();
+        if marker.len() < 2 {
+            continue;
+        }
+        for start in memchr::memmem::find_iter(text.as_bytes(), marker) {
+            let end = start + marker.len();
+            at_markers.extend(index_of(start)..index_of(end + 1).min(points.len()));
+        }
+    }
+    at_markers.sort_unstable();
+    at_markers.dedup();
+    let step = at_markers.len().div_ceil(room.max(1)).max(1);
+    let mut count = 0;
+    // Keeps point `i` while there is room; says whether room is left.
+    let mut keep = |i: usize, kept: &mut [bool]| {
+        if count < room && !kept[i] {
+            kept[i] = true;
+            count += 1;
+        }
+        count < room
+    };
+    for &i in at_markers.iter().step_by(step) {
+        keep(i, &mut kept);
+    }
+    let edges = EDGE_CUTS.min(points.len());
+    for i in (0..edges).chain(points.len() - edges..points.len()) {
+        keep(i, &mut kept);
+    }
+    // The rest: a partial Fisher–Yates shuffle of the points not kept, as far as room allows.
+    let mut rest: Vec<usize> = (0..points.len()).filter(|&i| !kept[i]).collect();
+    let mut rng = SplitMix64(seed ^ fnv1a(text.as_bytes()));
+    for drawn in 0..rest.len() {
+        let pick = drawn + rng.below(rest.len() - drawn);
+        rest.swap(drawn, pick);
+        if !keep(rest[drawn], &mut kept) {
+            break;
+        }
+    }
+    points
+        .iter()
+        .zip(kept)
+        .filter_map(|(&point, kept)| kept.then_some(point))
+        .collect()
+}
+
+/// How many cut points at each end of a stream [`sampled_cuts`] keeps: where a reply starts
+/// (a lead, a prefill's mode) and ends (`finish`, a partial marker) parsers decide most.
+pub const EDGE_CUTS: usize = 8;
+
 /// Cuts every `step` chars with an empty chunk after each piece, and empty chunks at both
 /// ends: `["", "abc", "", "def", "", ""]`.
 pub fn empty_interleaved_cuts(text: &str, step: usize) -> Vec<usize> {
@@ -276,6 +345,38 @@ mod tests {
             );
         }
         assert!(random_cuts("x", 1, 3).is_empty());
+    }
+
+    #[test]
+    fn sampled_cuts_keep_markers_and_ends_then_a_seeded_sample() {
+        let text = format!("{}<tool_call>{}", "a".repeat(500), "b".repeat(500));
+        let points = cut_points(&text);
+        let sampled = sampled_cuts(&text, &points, &["<tool_call>"], 60, 3);
+        assert_eq!(sampled.len(), 60);
+        assert!(sampled.windows(2).all(|w| w[0] < w[1]));
+        // Both edges of the marker and every point inside it.
+        assert!((500..=511).all(|at| sampled.contains(&at)), "{sampled:?}");
+        assert!(
+            sampled.starts_with(&[1, 2, 3, 4, 5, 6, 7, 8]),
+            "{sampled:?}"
+        );
+        assert!(sampled.ends_with(&[1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010]));
+        assert_eq!(
+            sampled,
+            sampled_cuts(&text, &points, &["<tool_call>"], 60, 3)
+        );
+        assert_ne!(
+            sampled,
+            sampled_cuts(&text, &points, &["<tool_call>"], 60, 4)
+        );
+        // One-char markers are everywhere in JSON: not a reason to keep a cut.
+        assert_eq!(sampled_cuts(&text, &points, &["a"], 60, 3).len(), 60);
+        // Points that fit are all kept; markers that alone overflow are thinned to the room.
+        assert_eq!(
+            sampled_cuts("abc", &cut_points("abc"), &["bc"], 5, 0),
+            [1, 2]
+        );
+        assert_eq!(sampled_cuts(&text, &points, &["aa"], 10, 0).len(), 10);
     }
 
     #[test]

@@ -171,6 +171,17 @@ impl Handle<'_> {
         self.settle(result)
     }
 
+    /// Replays one stream of `begin.options.n` choices (`specs/protocol.md` P6.7): one
+    /// transcript per choice.
+    pub fn run_choices(
+        &mut self,
+        begin: &Begin,
+        chunks: &[&str],
+    ) -> Result<Vec<Transcript>, ReplayError> {
+        let result = self.live()?.run_choices(begin, chunks, None);
+        self.settle(result)
+    }
+
     /// Asks for the parser's non-streaming result of the whole reply `text` under `begin`
     /// (`specs/protocol.md` P2.11).
     pub fn run_non_streaming(

@@ -220,14 +220,35 @@ impl Candidate {
         chunks: &[&str],
         deadline: Option<Instant>,
     ) -> Result<Transcript, Fault> {
+        let mut transcripts = self.run_choices(begin, chunks, deadline)?;
+        Ok(transcripts.swap_remove(0))
+    }
+
+    /// Runs one stream of `begin.options.n` choices (`specs/protocol.md` P6.7), each answering
+    /// the same `chunks`: chunk by chunk, each chunk sent to every choice in turn (so that
+    /// state shared between choices shows), then every choice ended in turn. One transcript
+    /// per choice. With one choice, the requests name none.
+    pub fn run_choices(
+        &mut self,
+        begin: &Begin,
+        chunks: &[&str],
+        deadline: Option<Instant>,
+    ) -> Result<Vec<Transcript>, Fault> {
         self.nothing_since_done()?;
         let started = Instant::now();
         self.send(&Request::Begin(begin.clone()))?;
         let stream = begin.stream.as_str();
-        let mut transcript = Transcript::default();
+        let count = begin.options.choices();
+        let named = |choice: u32| (count > 1).then_some(choice);
+        let mut transcripts: Vec<Transcript> = (0..count).map(|_| Transcript::default()).collect();
         // A candidate that answers in OpenAI chunks: its lines read as a client reads them,
-        // and judged against the wire rules (P5.4).
-        let mut wire = (self.hello.output == Output::OpenaiChunks).then(WireReader::default);
+        // and judged against the wire rules (P5.4), each choice's apart.
+        let mut wires: Vec<Option<WireReader>> = (0..count)
+            .map(|choice| {
+                (self.hello.output == Output::OpenaiChunks)
+                    .then(|| WireReader::for_choice(&begin.options, choice))
+            })
+            .collect();
         for chunk in chunks {
             if let Some(deadline) = deadline
                 && Instant::now() > deadline
@@ -237,18 +258,24 @@ impl Candidate {
                     stderr_tail: self.stderr_tail(),
                 });
             }
-            self.send(&Request::Chunk {
-                stream: stream.to_owned(),
-                text: (*chunk).to_owned(),
-            })?;
-            self.read_events(&mut transcript, Reply::Sync, &mut wire)?;
-            transcript.synced.push(transcript.events.len());
+            for (choice, (transcript, wire)) in (0..).zip(transcripts.iter_mut().zip(&mut wires)) {
+                self.send(&Request::Chunk {
+                    stream: stream.to_owned(),
+                    choice: named(choice),
+                    text: (*chunk).to_owned(),
+                })?;
+                self.read_events(transcript, Reply::Sync, wire)?;
+                transcript.synced.push(transcript.events.len());
+            }
         }
-        self.send(&Request::End {
-            stream: stream.to_owned(),
-        })?;
-        self.read_events(&mut transcript, Reply::Done, &mut wire)?;
-        Ok(transcript)
+        for (choice, (transcript, wire)) in (0..).zip(transcripts.iter_mut().zip(&mut wires)) {
+            self.send(&Request::End {
+                stream: stream.to_owned(),
+                choice: named(choice),
+            })?;
+            self.read_events(transcript, Reply::Done, wire)?;
+        }
+        Ok(transcripts)
     }
 
     /// Asks for the parser's non-streaming result (`specs/protocol.md` P2.11): `begin`, then
@@ -262,7 +289,8 @@ impl Candidate {
         })?;
         let mut transcript = Transcript::default();
         // A chunk candidate answers in chunks here too (P2.11), read and judged as a stream's.
-        let mut wire = (self.hello.output == Output::OpenaiChunks).then(WireReader::default);
+        let mut wire = (self.hello.output == Output::OpenaiChunks)
+            .then(|| WireReader::for_choice(&begin.options, 0));
         self.read_events(&mut transcript, Reply::Done, &mut wire)?;
         Ok(transcript)
     }

@@ -41,6 +41,9 @@ pub struct FailingCase {
     pub stream: String,
     /// The generation prompt it continues (`""` for none).
     pub prefill: String,
+    /// Whether its request sets options (`specs/protocol.md` §6), which the shrinking
+    /// replays do not send: then it is not shrunk (R9.2).
+    pub with_options: bool,
     /// Its worst *bug* finding (divergences are not bugs, R3.5): what is shrunk.
     pub finding: Finding,
 }
@@ -196,9 +199,10 @@ pub fn triage<C: StreamCandidate>(
             break;
         }
         let form = &mut forms[index];
-        if form.layer == Layer::Wire {
-            // A wire finding is the server's chunks, which the shrinking replays do not
-            // judge: shown as the case failed (R9.5's unshrunk form).
+        if form.layer == Layer::Wire || cases[index].with_options {
+            // A wire finding is the server's chunks, and a case's options are its request,
+            // neither of which the shrinking replays judge: shown as the case failed (R9.5's
+            // unshrunk form).
             continue;
         }
         match shrink_case(&cases[index], form, candidate, &mut meter, tools, options) {
@@ -542,6 +546,7 @@ impl FailingCase {
                     dialect: case.dialect,
                     stream: case.stream.clone(),
                     prefill: case.prefill.clone(),
+                    with_options: !case.request.set().is_empty(),
                     finding: finding.clone(),
                 })
             })

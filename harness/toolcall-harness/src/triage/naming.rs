@@ -134,6 +134,7 @@ fn phrase(verdict: Verdict) -> &'static str {
         Verdict::ChunkDependent => "gives other output when chunked",
         Verdict::Flaky => "gives other output on a second replay",
         Verdict::NonStreamingDiffers => "gives other output when not streamed",
+        Verdict::ChoicesShareState => "mixes the choices of one request",
         Verdict::NotEager | Verdict::Latency => "holds text back",
         Verdict::TextNotConserved => "does not conserve text",
         Verdict::LostText => "loses text",

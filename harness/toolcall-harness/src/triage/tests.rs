@@ -122,6 +122,7 @@ where
         dialect: Dialect::Hermes,
         stream: stream.to_owned(),
         prefill: String::new(),
+        with_options: false,
         finding,
     }
 }
@@ -343,6 +344,7 @@ fn a_non_streaming_failure_shrinks_whole_and_stays_apart_from_a_streamed_one() {
         dialect: Dialect::Hermes,
         stream: whole.clone(),
         prefill: String::new(),
+        with_options: false,
         finding,
     };
     let cut = format!("Sure. {}", call("Oslo"));

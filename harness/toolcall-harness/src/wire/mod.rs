@@ -20,6 +20,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::protocol::RequestOptions;
+
 pub use client::AiSdkClient;
 pub use rules::{Breach, Rule, WireJudge};
 pub use writer::ChunkWriter;
@@ -86,6 +88,16 @@ pub struct WireReader {
 }
 
 impl WireReader {
+    /// The reader of choice `choice`'s chunks of a request with `options`
+    /// (`specs/protocol.md` §6). The client reads each choice's chunks apart, as a client
+    /// that keeps choices by `index` does.
+    pub fn for_choice(options: &RequestOptions, choice: u32) -> WireReader {
+        WireReader {
+            client: AiSdkClient::default(),
+            judge: WireJudge::for_choice(options, choice),
+        }
+    }
+
     /// Reads one line (a chunk or `[DONE]`): the events it gives, as event objects that are
     /// read afterwards as a candidate's event lines are.
     pub fn line(&mut self, line: &str) -> Result<Vec<Value>, ChunkLineError> {

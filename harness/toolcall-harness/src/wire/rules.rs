@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::client::schema_problem;
 use crate::judge::Severity;
-use crate::protocol::lenient;
+use crate::protocol::{RequestOptions, ToolChoice, lenient};
 
 /// A rule of `specs/wire.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -22,7 +22,7 @@ pub enum Rule {
     DoneOnce,
     /// W1.4: nothing follows `[DONE]`.
     NothingAfterDone,
-    /// W2.1: one choice, with `index` 0.
+    /// W2.1: one choice per chunk, with the `index` of the choice it answers (0 for one).
     OneChoice,
     /// W3.1: the first chunk's delta has `role: "assistant"`.
     RoleFirst,
@@ -180,9 +180,28 @@ pub struct WireJudge {
     calls: Vec<Call>,
     reasoning_fields: BTreeSet<&'static str>,
     breaches: Vec<Breach>,
+    /// The choice whose chunks these are (`specs/protocol.md` P6.7): the `index` W2.1 wants.
+    choice: u32,
+    /// Whether another choice of the request ends after this one: then `[DONE]` comes in
+    /// that choice's answer, not in this one's (W1.3).
+    before_last_choice: bool,
+    /// Whether the request named the tool to call: then `stop` after its call is a reading
+    /// the API itself gives (W6.2), not a breach.
+    named_tool_choice: bool,
 }
 
 impl WireJudge {
+    /// The judge of choice `choice`'s chunks of a request with `options`
+    /// (`specs/protocol.md` §6).
+    pub fn for_choice(options: &RequestOptions, choice: u32) -> WireJudge {
+        WireJudge {
+            choice,
+            before_last_choice: choice + 1 < options.choices(),
+            named_tool_choice: matches!(options.tool_choice, Some(ToolChoice::Named(_))),
+            ..WireJudge::default()
+        }
+    }
+
     /// Judges the next chunk.
     pub fn chunk(&mut self, chunk: &Value) {
         self.chunks += 1;
@@ -225,7 +244,7 @@ impl WireJudge {
                 format!("chunk {n} has a choice after the usage chunk (chunk {at})"),
             );
         }
-        if choices.len() > 1 || choice["index"] != 0 {
+        if choices.len() > 1 || choice["index"] != self.choice {
             self.breach(
                 Rule::OneChoice,
                 format!(
@@ -266,7 +285,7 @@ impl WireJudge {
 
     /// Judges the stream's end; the breaches, each rule's first, in the order found.
     pub fn finish(mut self) -> Vec<Breach> {
-        if self.dones == 0 {
+        if self.dones == 0 && !self.before_last_choice {
             self.breach(Rule::DoneOnce, "the stream ends without [DONE]".to_owned());
         }
         if self.finishes == 0 && self.chunks_with_choice > 0 {
@@ -426,7 +445,8 @@ impl WireJudge {
         let calls = !self.calls.is_empty();
         let wrong = match reason {
             "tool_calls" => !calls,
-            "stop" | "length" | "content_filter" => calls && reason == "stop",
+            "stop" => calls && !self.named_tool_choice,
+            "length" | "content_filter" => false,
             _ => true,
         };
         if wrong {

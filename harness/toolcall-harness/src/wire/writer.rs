@@ -17,9 +17,23 @@ pub struct ChunkWriter {
     started: bool,
     /// The calls written, by index: the id each was given.
     calls: Vec<String>,
+    /// The choice written, each chunk's `choices[0].index` (`specs/protocol.md` P6.7).
+    choice: u32,
+    /// Whether another choice of the request ends after this one, and writes the usage
+    /// chunk and `[DONE]` for the request.
+    before_last_choice: bool,
 }
 
 impl ChunkWriter {
+    /// The writer of choice `choice` of a request with `choices` choices.
+    pub fn for_choice(choice: u32, choices: u32) -> ChunkWriter {
+        ChunkWriter {
+            choice,
+            before_last_choice: choice + 1 < choices,
+            ..ChunkWriter::default()
+        }
+    }
+
     /// The chunk lines for `events` (what a parser gave for one chunk of text). The call's
     /// input is written whole from its `tool-call` (a `tool-input-*` event is not needed: a
     /// server streams what its parser gives; the reference gives the input complete).
@@ -59,15 +73,20 @@ impl ChunkWriter {
         lines
     }
 
-    /// The stream's last lines: the finish chunk, the usage chunk and `[DONE]`.
+    /// The stream's last lines: the finish chunk, the usage chunk and `[DONE]` (those two
+    /// only after the request's last choice).
     pub fn finish(&mut self) -> Vec<String> {
         let reason = if self.calls.is_empty() {
             "stop"
         } else {
             "tool_calls"
         };
-        let finish =
-            chunk(json!({"index": 0, "delta": self.role(json!({})), "finish_reason": reason}));
+        let finish = chunk(
+            json!({"index": self.choice, "delta": self.role(json!({})), "finish_reason": reason}),
+        );
+        if self.before_last_choice {
+            return vec![finish.to_string()];
+        }
         let usage = json!({
             "id": ID,
             "object": "chat.completion.chunk",
@@ -81,7 +100,7 @@ impl ChunkWriter {
 
     fn delta(&mut self, delta: Value) -> String {
         let delta = self.role(delta);
-        chunk(json!({"index": 0, "delta": delta, "finish_reason": null})).to_string()
+        chunk(json!({"index": self.choice, "delta": delta, "finish_reason": null})).to_string()
     }
 
     /// `delta` with `role` when it is the stream's first.

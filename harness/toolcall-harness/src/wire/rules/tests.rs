@@ -116,6 +116,60 @@ fn one_choice_with_index_0() {
     assert_eq!(broken(&chunks, true), [Rule::OneChoice]);
 }
 
+/// The rules choice `choice`'s `chunks` break, of a request with `options`, with `[DONE]`
+/// after them when `done`.
+fn broken_under(options: &RequestOptions, choice: u32, chunks: &[Value], done: bool) -> Vec<Rule> {
+    let mut judge = WireJudge::for_choice(options, choice);
+    for chunk in chunks {
+        judge.chunk(chunk);
+    }
+    if done {
+        judge.done();
+    }
+    judge.finish().into_iter().map(|b| b.rule).collect()
+}
+
+#[test]
+fn a_choice_writes_its_own_index() {
+    // P6.7: choice 1 of two: its chunks carry index 1, and [DONE] comes after the last
+    // choice only.
+    let two = RequestOptions {
+        n: Some(2),
+        ..RequestOptions::default()
+    };
+    let mut chunks = right();
+    chunks.pop(); // the usage chunk is the request's, written once
+    let marked = |chunks: &[Value], index: u32| -> Vec<Value> {
+        let mut chunks = chunks.to_vec();
+        for chunk in &mut chunks {
+            chunk["choices"][0]["index"] = json!(index);
+        }
+        chunks
+    };
+    assert_eq!(broken_under(&two, 0, &marked(&chunks, 0), false), []);
+    assert_eq!(broken_under(&two, 1, &marked(&chunks, 1), true), []);
+    // Choice 1 written as index 0 (one choice's chunks merged into another's); the last
+    // choice without [DONE].
+    assert_eq!(
+        broken_under(&two, 1, &marked(&chunks, 0), false),
+        [Rule::OneChoice, Rule::DoneOnce]
+    );
+}
+
+#[test]
+fn stop_after_a_named_call_is_accepted() {
+    // W6.2: the API answers a forced function with `stop`; `tool_calls` stays right.
+    let named = RequestOptions {
+        tool_choice: Some(ToolChoice::Named("get_weather".into())),
+        ..RequestOptions::default()
+    };
+    let mut chunks = right();
+    assert_eq!(broken_under(&named, 0, &chunks, true), []);
+    chunks[5] = finish("stop");
+    assert_eq!(broken_under(&named, 0, &chunks, true), []);
+    assert_eq!(broken(&chunks, true), [Rule::FinishReason]);
+}
+
 #[test]
 fn the_role_comes_once_first() {
     let mut chunks = right();
