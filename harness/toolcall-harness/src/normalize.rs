@@ -102,14 +102,16 @@ pub fn rename_invented_ids(events: &[Event], source: &str) -> Vec<Event> {
         .collect()
 }
 
-/// Canonical names for ids that the source did not fix.
+/// Canonical names for ids that the source did not fix: each id `source` spells nowhere
+/// becomes `#1`, `#2`, … in order of first appearance.
 #[derive(Default)]
-struct IdRenames {
+pub(crate) struct IdRenames {
     names: HashMap<String, String>,
 }
 
 impl IdRenames {
-    fn apply(&mut self, source: &str, id: &mut String) {
+    /// Renames `id` in place unless `source` spells it.
+    pub(crate) fn apply(&mut self, source: &str, id: &mut String) {
         if let Some(name) = self.names.get(id.as_str()) {
             id.clone_from(name);
             return;

@@ -30,8 +30,9 @@ enum ReportCommand {
 /// finding) with the call ids it invented renamed #1, #2, …; a superlinear finding's detail
 /// and a scaling case's "not judged" note take their run-independent words. junit.xml loses
 /// its time attributes, summary.md its times, the bug pages the old ids and figures, and
-/// fuzz/*.json its time fields. Nothing a reader uses is lost, and a folder already in this
-/// form is left byte for byte as it is. Rewrite the matrix page afterwards with tch matrix.
+/// fuzz/*.json its time fields. A scaling case counts as one replay (schema 6 included, whose
+/// first form counted each size fed), and the summary's replays are their sum. Nothing a
+/// reader uses is lost, and a folder already in this form is left byte for byte as it is. Rewrite the matrix page afterwards with tch matrix.
 ///
 /// Exit status: 0 when every folder was rewritten (or already in form), 2 when one could
 /// not be read or written (its error names the file).

@@ -9,15 +9,23 @@ use std::io;
 use serde_json::{Map, Value};
 
 use super::RunReport;
-use crate::event::Event;
-use crate::normalize::rename_invented_ids;
+use crate::normalize::{IdRenames, rename_invented_ids};
 
 /// The schema version `report.json` is written in.
 pub const SCHEMA: u32 = 6;
 
-/// The report as JSON in the layout of [`layout`], ending in a newline.
+/// The report as JSON in the layout of [`layout`], ending in a newline. Each finding's events
+/// have their invented call ids renamed here, on the events themselves, before they become
+/// lines: a line need not read back as the same event (a call whose `input` is a string) for
+/// its ids to be renamed.
 pub fn render(report: &RunReport) -> io::Result<String> {
-    let mut value = serde_json::to_value(report).map_err(io::Error::other)?;
+    let mut report = report.clone();
+    for case in &mut report.cases {
+        for finding in &mut case.findings {
+            finding.events = rename_invented_ids(&finding.events, &case.stream);
+        }
+    }
+    let mut value = serde_json::to_value(&report).map_err(io::Error::other)?;
     store_outputs_once(&mut value);
     Ok(layout(&value))
 }
@@ -80,32 +88,42 @@ pub(crate) fn store_outputs_once(report: &mut Value) {
     }
 }
 
-/// Event JSON lines with the ids `source` does not spell renamed
-/// ([`rename_invented_ids`]); a line that is no event stays as it is.
+/// Event JSON lines (as an earlier `tch` stored them) with the call ids `source` does not
+/// spell renamed as [`rename_invented_ids`] renames them, read from each line's JSON rather
+/// than through [`crate::event::Event`], so that a line that does not read back as the same event is
+/// renamed too; only the top-level `id` and `toolCallId` of a call event change, and the
+/// rest of the line keeps its bytes. A line that is no call event stays as it is.
 pub(crate) fn rename_ids_in_lines(lines: &[String], source: &str) -> Vec<String> {
-    let events: Option<Vec<Event>> = lines
+    let mut renames = IdRenames::default();
+    lines
         .iter()
-        .map(|line| {
-            serde_json::from_str(line)
-                .ok()
-                .and_then(|v| Event::read(v).ok().flatten())
-        })
-        .collect();
-    match events {
-        Some(events)
-            if events
-                .iter()
-                .map(Event::to_json_line)
-                .eq(lines.iter().cloned()) =>
-        {
-            rename_invented_ids(&events, source)
-                .iter()
-                .map(Event::to_json_line)
-                .collect()
+        .map(|line| rename_ids_in_line(line, source, &mut renames))
+        .collect()
+}
+
+fn rename_ids_in_line(line: &str, source: &str, renames: &mut IdRenames) -> String {
+    let Ok(Value::Object(event)) = serde_json::from_str::<Value>(line) else {
+        return line.to_owned();
+    };
+    let is_call = matches!(
+        event.get("type").and_then(Value::as_str),
+        Some("tool-input-start" | "tool-input-delta" | "tool-input-end" | "tool-call")
+    );
+    let mut out = line.to_owned();
+    for key in ["id", "toolCallId"] {
+        let Some(Value::String(id)) = event.get(key).filter(|_| is_call) else {
+            continue;
+        };
+        let mut name = id.clone();
+        renames.apply(source, &mut name);
+        if name != *id {
+            // The compact writer puts the top-level ids before `input` and `delta`, so the
+            // first occurrence is the event's own field.
+            let field = |value: &str| format!("\"{key}\":{}", Value::from(value));
+            out = out.replacen(&field(id), &field(&name), 1);
         }
-        // Not every line reads back as the same event: keep them verbatim.
-        _ => lines.to_vec(),
     }
+    out
 }
 
 /// `value` as JSON with two-space indents, one line per scalar field, and each object or
@@ -227,5 +245,65 @@ mod tests {
         let again = report.clone();
         store_outputs_once(&mut report);
         assert_eq!(report, again, "a schema 6 report is left as it is");
+    }
+
+    #[test]
+    fn render_renames_invented_ids_on_the_events_whatever_their_input() {
+        use crate::event::{Event, ToolCall};
+        use crate::judge::{CaseReport, Finding};
+        use crate::report::{CandidateInfo, RunReport, Summary};
+        use crate::split::Chunking;
+
+        let call = |id: &str| {
+            Event::ToolCall(ToolCall {
+                tool_call_id: id.into(),
+                tool_name: "f".into(),
+                input: Value::from("Paris"),
+                extra: Map::new(),
+            })
+        };
+        let mut case = CaseReport::new("hermes/x", "hermes", "stream");
+        let mut finding = Finding::new("stream", &Chunking::whole(), Vec::new());
+        finding.events = vec![call("call_7f3a")];
+        case.findings.push(finding);
+        let report = RunReport {
+            schema: SCHEMA,
+            tch_version: "0",
+            candidate: CandidateInfo {
+                argv: Vec::new(),
+                name: "c".into(),
+                dialects: Vec::new(),
+            },
+            seed: 1,
+            splits: Vec::new(),
+            summary: Summary::default(),
+            root_causes: Vec::new(),
+            cases: vec![case],
+        };
+        let written: Value = serde_json::from_str(&render(&report).expect("rendered")).expect("JSON");
+        assert_eq!(written["outputs"], json!([[call("#1").to_json_line()]]));
+    }
+
+    #[test]
+    fn ids_are_renamed_in_lines_that_do_not_read_back_as_events() {
+        // A string `input` reads back as an object (`specs/events.md`), so the line is not
+        // the event's own: its ids must be renamed all the same, the rest kept byte for byte.
+        let lines = [
+            r#"{"type":"tool-input-start","id":"call_x","toolName":"f"}"#.to_owned(),
+            r#"{"type":"tool-call","toolCallId":"call_x","toolName":"f","input":"Paris"}"#
+                .to_owned(),
+            r#"{"type":"tool-call","toolCallId":"kept","toolName":"f","input":{"id":"call_y"}}"#
+                .to_owned(),
+            r#"{"type":"text-delta","delta":"call_z"}"#.to_owned(),
+        ];
+        assert_eq!(
+            rename_ids_in_lines(&lines, "kept"),
+            [
+                r##"{"type":"tool-input-start","id":"#1","toolName":"f"}"##,
+                r##"{"type":"tool-call","toolCallId":"#1","toolName":"f","input":"Paris"}"##,
+                r#"{"type":"tool-call","toolCallId":"kept","toolName":"f","input":{"id":"call_y"}}"#,
+                r#"{"type":"text-delta","delta":"call_z"}"#,
+            ]
+        );
     }
 }

@@ -3,8 +3,9 @@
 //! to what this `tch` writes (`specs/runner.md` R6.6), from its files alone, without running
 //! the candidate again: every time figure moved to `timings.json` (or, for fuzz campaigns,
 //! dropped), each distinct output stored once, invented call ids renamed, a `superlinear`
-//! finding's detail and a scaling case's note in their words that do not change. Rewriting a
-//! folder already in the new form changes nothing.
+//! finding's detail and a scaling case's note in their words that do not change, each scaling
+//! case one replay (schema 6's first form counted each size fed). Rewriting a folder already
+//! in the new form changes nothing.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -117,6 +118,7 @@ pub fn rewrite(dir: &Path) -> Result<Rewritten, RewriteError> {
         store_outputs_once(&mut report);
         report["schema"] = Value::from(super::json::SCHEMA);
     }
+    one_replay_per_series(&mut report);
     write_if_changed(&report_path, &layout(&report), &mut done)?;
 
     let junit = dir.join("junit.xml");
@@ -190,6 +192,27 @@ fn take_timings(report: &mut Value) -> Option<Timings> {
         replays_per_second,
         cases,
     })
+}
+
+/// Each scaling case counted as one replay, its series, as `tch run` now counts it (R6.6: how
+/// many sizes a series fed depends on the machine's speed), and the summary's `replays` the
+/// sum of the cases' again. An earlier `tch` (schema 6 included) counted each size fed.
+fn one_replay_per_series(report: &mut Value) {
+    let Some(cases) = report.get_mut("cases").and_then(Value::as_array_mut) else {
+        return;
+    };
+    let mut replays = 0;
+    for case in cases.iter_mut() {
+        if case.get("scaling").is_some() && case.get("replays").is_some() {
+            case["replays"] = Value::from(1);
+        }
+        replays += case.get("replays").and_then(Value::as_u64).unwrap_or_default();
+    }
+    if let Some(summary) = report.get_mut("summary").and_then(Value::as_object_mut)
+        && summary.contains_key("replays")
+    {
+        summary.insert("replays".to_owned(), Value::from(replays));
+    }
 }
 
 /// Every `superlinear` finding's and root cause's detail made [`SUPERLINEAR_DETAIL`], and
@@ -349,13 +372,19 @@ fn without_time_attributes(xml: &str) -> String {
 /// [`super::markdown`] writes them now.
 fn steady_summary(text: &str, report: &Value) -> String {
     let mut out = String::with_capacity(text.len());
+    let counted = report
+        .pointer("/summary/replays")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok());
     for line in text.split_inclusive('\n') {
-        // `**…**, N replays in S s (R replays/s).`
+        // `**…**, N replays in S s (R replays/s).` (before schema 6) or `**…**, N replays.`,
+        // its count made the report's (scaling series counted once).
         if let Some(bold_end) = line.rfind("**, ")
             && line.starts_with("**")
-            && let Some(in_at) = line[bold_end..].find(" replays in ")
-            && let Ok(replays) = line[bold_end + 4..bold_end + in_at].parse::<usize>()
+            && let Some(count_end) = line[bold_end..].find(" replays")
+            && let Ok(replays) = line[bold_end + 4..bold_end + count_end].parse::<usize>()
         {
+            let replays = counted.unwrap_or(replays);
             out.push_str(&super::markdown::headline(&line[2..bold_end], replays));
             out.push('\n');
         } else {
@@ -421,4 +450,68 @@ fn files(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, RewriteError> {
         .collect();
     paths.sort();
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tch-rewrite-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("scratch folder");
+        dir
+    }
+
+    /// A schema 5 folder, as `tch` wrote it before R6.6: times in `report.json` and the
+    /// summary, raw events per finding with a random id (one in a line that does not read
+    /// back as its event: a string `input`), a scaling case counting each size it fed.
+    #[test]
+    fn an_old_folder_becomes_the_steady_form_and_stays_so() {
+        let dir = folder("old");
+        let call = r#"{"type":"tool-call","toolCallId":"call_9x","toolName":"f","input":"Paris"}"#;
+        let report = json!({
+            "schema": 5, "candidate": {"name": "c", "argv": ["c"]},
+            "summary": {"passed": 1, "replays": 14, "seconds": 2.5, "replaysPerSecond": 5.6},
+            "cases": [
+                {"case": "hermes/x", "dialect": "hermes", "status": "failed", "replays": 3,
+                 "seconds": 0.5, "stream": "s",
+                 "findings": [{"verdicts": ["wrong-call"], "events": [call]}]},
+                {"case": "hermes/scaling/prose", "dialect": "hermes", "status": "passed",
+                 "replays": 11, "seconds": 2.0,
+                 "scaling": {"dialect": "hermes", "family": "prose", "chunkBytes": 64,
+                             "points": [{"bytes": 1024, "seconds": 0.1}], "exponent": 1.0}}
+            ]
+        });
+        fs::write(dir.join("report.json"), report.to_string()).expect("written");
+        fs::write(
+            dir.join("summary.md"),
+            "# c\n\n**1 passed**, 14 replays in 2.5 s (5.6 replays/s).\n",
+        )
+        .expect("written");
+
+        let done = rewrite(&dir).expect("rewritten");
+        assert_eq!(done.changed.len(), 3, "{done:?}");
+        let written: Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("report.json")).expect("read"))
+                .expect("JSON");
+        assert_eq!(written["schema"], super::super::json::SCHEMA);
+        assert_eq!(written["summary"].get("seconds"), None);
+        assert_eq!(written["cases"][0].get("seconds"), None);
+        assert_eq!(written["outputs"], json!([[call.replace("call_9x", "#1")]]));
+        assert_eq!(written["cases"][1]["replays"], 1, "a series is one replay");
+        assert_eq!(written["summary"]["replays"], 4);
+        assert_eq!(
+            written["cases"][1]["scaling"],
+            json!({"dialect": "hermes", "family": "prose", "chunkBytes": 64})
+        );
+        let summary = fs::read_to_string(dir.join("summary.md")).expect("read");
+        assert!(summary.contains("**1 passed**, 4 replays.\n"), "{summary}");
+        let timings = fs::read_to_string(dir.join(timings::FILE)).expect("timings.json");
+        assert!(timings.contains("\"exponent\": 1.0"), "{timings}");
+
+        assert_eq!(rewrite(&dir).expect("rewritten"), Rewritten::default());
+        let _ = fs::remove_dir_all(&dir);
+    }
 }
