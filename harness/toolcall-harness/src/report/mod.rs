@@ -14,6 +14,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod packed;
 pub mod read;
 pub mod replay;
 pub mod rewrite;
