@@ -102,25 +102,37 @@ pub(crate) fn rename_ids_in_lines(lines: &[String], source: &str) -> Vec<String>
 }
 
 fn rename_ids_in_line(line: &str, source: &str, renames: &mut IdRenames) -> String {
-    let Ok(Value::Object(event)) = serde_json::from_str::<Value>(line) else {
+    /// What a line says of its call, the rest skipped unread: a call's input may nest past
+    /// what a parse into a [`Value`] accepts (`specs/protocol.md` P1.2).
+    #[derive(serde::Deserialize)]
+    struct CallIds {
+        #[serde(rename = "type")]
+        kind: String,
+        id: Option<String>,
+        #[serde(rename = "toolCallId")]
+        tool_call_id: Option<String>,
+    }
+    let Ok(call) = serde_json::from_str::<CallIds>(line) else {
         return line.to_owned();
     };
-    let is_call = matches!(
-        event.get("type").and_then(Value::as_str),
-        Some("tool-input-start" | "tool-input-delta" | "tool-input-end" | "tool-call")
-    );
+    if !matches!(
+        call.kind.as_str(),
+        "tool-input-start" | "tool-input-delta" | "tool-input-end" | "tool-call"
+    ) {
+        return line.to_owned();
+    }
     let mut out = line.to_owned();
-    for key in ["id", "toolCallId"] {
-        let Some(Value::String(id)) = event.get(key).filter(|_| is_call) else {
+    for (key, id) in [("id", call.id), ("toolCallId", call.tool_call_id)] {
+        let Some(id) = id else {
             continue;
         };
         let mut name = id.clone();
         renames.apply(source, &mut name);
-        if name != *id {
+        if name != id {
             // The compact writer puts the top-level ids before `input` and `delta`, so the
             // first occurrence is the event's own field.
             let field = |value: &str| format!("\"{key}\":{}", Value::from(value));
-            out = out.replacen(&field(id), &field(&name), 1);
+            out = out.replacen(&field(&id), &field(&name), 1);
         }
     }
     out
@@ -296,6 +308,16 @@ mod tests {
                 .to_owned(),
             r#"{"type":"text-delta","delta":"call_z"}"#.to_owned(),
         ];
+        // An input nested past serde_json's recursion limit (P1.2 allows 127 levels).
+        let deep = format!(
+            r#"{{"type":"tool-call","toolCallId":"call_x","toolName":"f","input":{}1{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(
+            rename_ids_in_lines(&[lines[0].clone(), deep.clone()], "")[1],
+            deep.replace("call_x", "#1")
+        );
         assert_eq!(
             rename_ids_in_lines(&lines, "kept"),
             [
