@@ -292,7 +292,8 @@ mod tests {
             root_causes: Vec::new(),
             cases: vec![case],
         };
-        let written: Value = serde_json::from_str(&render(&report).expect("rendered")).expect("JSON");
+        let written: Value =
+            serde_json::from_str(&render(&report).expect("rendered")).expect("JSON");
         assert_eq!(written["outputs"], json!([[call("#1").to_json_line()]]));
     }
 

@@ -206,7 +206,10 @@ fn one_replay_per_series(report: &mut Value) {
         if case.get("scaling").is_some() && case.get("replays").is_some() {
             case["replays"] = Value::from(1);
         }
-        replays += case.get("replays").and_then(Value::as_u64).unwrap_or_default();
+        replays += case
+            .get("replays")
+            .and_then(Value::as_u64)
+            .unwrap_or_default();
     }
     if let Some(summary) = report.get_mut("summary").and_then(Value::as_object_mut)
         && summary.contains_key("replays")
