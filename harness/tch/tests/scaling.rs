@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{root, stdout, tch};
+use common::{root, stdout, tch, timings_series};
 use toolcall_harness::dialect::Dialect;
 
 fn report(dir: &std::path::Path) -> serde_json::Value {
@@ -15,14 +15,10 @@ fn report(dir: &std::path::Path) -> serde_json::Value {
 
 /// A case's series as `timings.json` beside its report has it (`specs/runner.md` R6.6).
 fn series(dir: &std::path::Path, case: &serde_json::Value) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("timings.json")).expect("timings.json written");
-    let timings: serde_json::Value = serde_json::from_str(&text).expect("timings.json is JSON");
-    timings["cases"]
-        .as_array()
+    timings_series(dir)
         .into_iter()
-        .flatten()
-        .find(|c| c["case"] == case["case"])
-        .map(|c| c["scaling"].clone())
+        .find(|(id, _)| case["case"] == id.as_str())
+        .map(|(_, series)| series)
         .unwrap_or_default()
 }
 

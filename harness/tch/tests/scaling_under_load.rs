@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-use common::{stdout, tch};
+use common::{stdout, tch, timings_series};
 
 /// Threads that keep every core busy until dropped.
 struct Load {
@@ -55,27 +55,9 @@ fn report(dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("report.json is JSON")
 }
 
-/// The series of each case in `timings.json` (`specs/runner.md` R6.6), by case id.
-fn series(dir: &std::path::Path) -> Vec<(String, serde_json::Value)> {
-    let text = std::fs::read_to_string(dir.join("timings.json")).expect("timings.json written");
-    let timings: serde_json::Value = serde_json::from_str(&text).expect("timings.json is JSON");
-    timings["cases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["scaling"].is_object())
-        .map(|c| {
-            (
-                c["case"].as_str().unwrap_or_default().to_owned(),
-                c["scaling"].clone(),
-            )
-        })
-        .collect()
-}
-
 /// The scaling cases of the report in `dir`, as (case id, status, exponent).
 fn scaling_cases(dir: &std::path::Path) -> Vec<(String, String, Option<f64>)> {
-    let series = series(dir);
+    let series = timings_series(dir);
     report(dir)["cases"]
         .as_array()
         .into_iter()
@@ -136,7 +118,7 @@ fn a_loaded_machine_neither_makes_nor_hides_superlinear() {
         assert!(output.status.success(), "{name}: {}", stdout(&output));
         // Judged on CPU time where /proc shows it.
         if cfg!(target_os = "linux") {
-            let series = series(&dir.join(name));
+            let series = timings_series(&dir.join(name));
             let points = &series.first().expect("a scaling case").1["points"];
             assert!(points[0]["cpuSeconds"].as_f64().is_some(), "{points}");
         }

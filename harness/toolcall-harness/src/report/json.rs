@@ -42,11 +42,7 @@ pub(crate) fn store_outputs_once(report: &mut Value) {
         return;
     };
     for case in cases {
-        let stream = case
-            .get("stream")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let stream = string_at(case, "/stream");
         let Some(findings) = case.get_mut("findings").and_then(Value::as_array_mut) else {
             continue;
         };
@@ -86,6 +82,15 @@ pub(crate) fn store_outputs_once(report: &mut Value) {
     {
         object.insert("outputs".to_owned(), Value::Array(outputs));
     }
+}
+
+/// The string at `pointer` in `value`; empty when there is none.
+pub(crate) fn string_at(value: &Value, pointer: &str) -> String {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// Event JSON lines (as an earlier `tch` stored them) with the call ids `source` does not

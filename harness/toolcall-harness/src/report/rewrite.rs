@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use thiserror::Error;
 
-use super::json::{layout, rename_ids_in_lines, store_outputs_once};
+use super::json::{layout, rename_ids_in_lines, store_outputs_once, string_at};
 use super::timings::{self, CaseTiming, Timings};
 use crate::judge::Status;
 use crate::scaling::{NOT_JUDGED_NOTE, SUPERLINEAR_DETAIL, Series};
@@ -275,16 +275,8 @@ fn rename_root_cause_ids(report: &mut Value, edits: &mut Edits) {
         return;
     };
     for (n, root) in roots.iter_mut().enumerate() {
-        let stream = root
-            .pointer("/minimal/stream")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let slug = root
-            .get("slug")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let stream = string_at(root, "/minimal/stream");
+        let slug = string_at(root, "/slug");
         let Some(actual) = root.get_mut("actual").and_then(Value::as_array_mut) else {
             continue;
         };
