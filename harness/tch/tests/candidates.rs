@@ -914,7 +914,7 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     }
     assert!(out.contains("streaming findings"), "{out}");
     let report = report_json("layers");
-    assert_eq!(report["schema"], 5);
+    assert_eq!(report["schema"], toolcall_harness::report::json::SCHEMA);
     // R4.3: a case's severity is its worst finding's, and its findings come worst first; the
     // FAIL line and summary.md show it first.
     let order = ["critical", "high", "medium", "low"];
