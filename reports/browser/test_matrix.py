@@ -6,9 +6,10 @@ only.
     python3 reports/browser/test_matrix.py PAGE.html --expect-case CASE \\
         --expect-candidate NAME --screenshot OUT.png
 
-Opens PAGE.html from disk (file://) and checks: the column headers are the candidates (NAME
-among them), the row of CASE is there, some rows are folded into a merged row and a click
-unfolds them, the page fetched nothing (no network), a click on CASE's cell under NAME (a
+Opens PAGE.html from disk (file://) and checks: the page's packed details unpack in the
+browser, the column headers are the candidates they name (NAME among them), the row of CASE
+is there, some rows are folded into a merged row and a click unfolds them, the page fetched
+nothing (no network), a click on CASE's cell under NAME (a
 failing one) opens the detail panel with its verdicts, diff and replay command and moves the
 focus there, Escape closes it and gives the focus back. The screenshot is taken with the panel
 open. Exit status 0 when every check passes, 1 otherwise; each check prints one line.
@@ -120,6 +121,10 @@ class WebDriver:
     def script(self, source, *args):
         return self.session_call("POST", "/execute/sync", {"script": source, "args": list(args)})
 
+    def async_script(self, source, *args):
+        """Runs `source`, which calls its last argument with the result when it has one."""
+        return self.session_call("POST", "/execute/async", {"script": source, "args": list(args)})
+
     def find(self, css):
         """The elements matching `css`, as references."""
         found = self.session_call("POST", "/elements", {"using": "css selector", "value": css})
@@ -172,7 +177,11 @@ def run_checks(driver, page, case, candidate, screenshot):
     headers = driver.script(
         "return Array.from(document.querySelectorAll('thead th.candidate .name'), e => e.textContent);"
     )
-    blob = driver.script("return JSON.parse(document.getElementById('tch-data').textContent).candidates;")
+    # The details are packed in the page; its script unpacks them into window.tchMatrix.
+    blob = driver.async_script(
+        "const done = arguments[arguments.length - 1];"
+        " window.tchMatrix.then(d => done(d.candidates), e => done('not unpacked: ' + e));"
+    )
     check(headers == blob and headers, f"the column headers are the candidates: {headers}")
     check(candidate in headers, f"candidate {candidate!r} has a column")
     column = headers.index(candidate)

@@ -921,7 +921,7 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     }
     assert!(out.contains("streaming findings"), "{out}");
     let report = report_json("layers");
-    assert_eq!(report["schema"], 5);
+    assert_eq!(report["schema"], toolcall_harness::report::json::SCHEMA);
     // R4.3: a case's severity is its worst finding's, and its findings come worst first; the
     // FAIL line and summary.md show it first.
     let order = ["critical", "high", "medium", "low"];
@@ -963,17 +963,21 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     assert_eq!(short_call["severity"], "high", "{short_call}");
     let case = &report["cases"].as_array().expect("cases")[0];
     assert!(case["stream"].is_string(), "{case}");
-    assert!(case["seconds"].is_number(), "{case}");
+    // Time is in timings.json, not in the report (R6.6).
+    assert!(case.get("seconds").is_none(), "{case}");
     assert!(case["tally"]["whole"]["passed"].is_number(), "{case}");
     let finding = &case["findings"][0];
     assert!(
         finding["verdicts"].is_array() && finding["layer"].is_string(),
         "{finding}"
     );
+    // R6.6: the raw events are in `outputs`, once per distinct output, named by index.
+    let output = finding["output"].as_u64().expect("an output index") as usize;
     assert!(
-        finding["events"]
+        report["outputs"][output]
             .as_array()
-            .is_some_and(|e| e.iter().all(|l| l.is_string()))
+            .is_some_and(|e| e.iter().all(|l| l.is_string())),
+        "{finding}"
     );
     // R1.4: a chunking that cuts a marker is synthetic, one that keeps them whole realistic.
     for case in report["cases"].as_array().expect("cases") {

@@ -147,9 +147,12 @@ fn matrix_lays_out_candidates_across_and_cases_down() {
             "the page refers outside: {outside}"
         );
     }
-    // The details: reasons, replay commands and diffs are in the page's data.
-    assert!(html.contains("upstream #123: drops text after a call"));
-    assert!(html.contains(
+    // The details: reasons, replay commands and diffs are in the page's packed data.
+    let details = toolcall_harness::report::matrix::details(&html)
+        .expect("the page's details")
+        .to_string();
+    assert!(details.contains("upstream #123: drops text after a call"));
+    assert!(details.contains(
         "tch run --case hermes/back-to-back-calls --chunks 1,163 --report-dir \
          reports/bug--per-chunk-parser/replay -- python3 adapters/examples/per_chunk_parser.py"
     ));

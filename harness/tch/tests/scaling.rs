@@ -5,12 +5,21 @@
 
 mod common;
 
-use common::{root, stdout, tch};
+use common::{root, stdout, tch, timings_series};
 use toolcall_harness::dialect::Dialect;
 
 fn report(dir: &std::path::Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json written");
     serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+/// A case's series as `timings.json` beside its report has it (`specs/runner.md` R6.6).
+fn series(dir: &std::path::Path, case: &serde_json::Value) -> serde_json::Value {
+    timings_series(dir)
+        .into_iter()
+        .find(|(id, _)| case["case"] == id.as_str())
+        .map(|(_, series)| series)
+        .unwrap_or_default()
 }
 
 fn scaling_cases(report: &serde_json::Value) -> Vec<&serde_json::Value> {
@@ -50,11 +59,16 @@ fn time_is_judged_as_the_stream_grows() {
                 stdout(&again)
             );
         }
-        let points = case["scaling"]["points"].as_array().expect("points");
+        let series = series(&dir.join("reference"), case);
+        let points = series["points"].as_array().expect("points");
         assert!(points.len() >= 3, "{case}");
-        assert!(case["scaling"]["exponent"].as_f64().is_some(), "{case}");
+        assert!(series["exponent"].as_f64().is_some(), "{case}");
+        assert!(
+            case["scaling"].get("points").is_none(),
+            "time stays out: {case}"
+        );
     }
-    assert_eq!(saved["schema"], 5);
+    assert_eq!(saved["schema"], 6);
 
     // The templates, through the same cases of the dialects they speak.
     for (name, template) in [
@@ -99,11 +113,16 @@ fn time_is_judged_as_the_stream_grows() {
     assert_eq!(finding["verdicts"], serde_json::json!(["superlinear"]));
     assert_eq!(finding["layer"], "streaming");
     assert_eq!(finding["kind"], "scaling");
-    let detail = finding["detail"].as_str().unwrap_or_default();
-    assert!(detail.starts_with("time ∝ size^"), "{detail}");
-    assert!(detail.contains("µs/KiB"), "{detail}");
+    // The report says the verdict in words that do not change; the figures are printed and
+    // in timings.json (R6.6, R8.4).
+    assert_eq!(
+        finding["detail"],
+        toolcall_harness::scaling::SUPERLINEAR_DETAIL
+    );
+    assert!(printed.contains("time ∝ size^"), "{printed}");
+    assert!(printed.contains("µs/KiB"), "{printed}");
     assert!(
-        case["scaling"]["exponent"]
+        series(&dir.join("rescans"), case)["exponent"]
             .as_f64()
             .is_some_and(|e| e >= 1.5)
     );

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-use common::{stdout, tch};
+use common::{stdout, tch, timings_series};
 
 /// Threads that keep every core busy until dropped.
 struct Load {
@@ -55,18 +55,24 @@ fn report(dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("report.json is JSON")
 }
 
-/// The scaling cases of a report, as (case id, status, exponent).
-fn scaling_cases(report: &serde_json::Value) -> Vec<(String, String, Option<f64>)> {
-    report["cases"]
+/// The scaling cases of the report in `dir`, as (case id, status, exponent).
+fn scaling_cases(dir: &std::path::Path) -> Vec<(String, String, Option<f64>)> {
+    let series = timings_series(dir);
+    report(dir)["cases"]
         .as_array()
         .into_iter()
         .flatten()
         .filter(|c| c["scaling"].is_object())
         .map(|c| {
+            let id = c["case"].as_str().unwrap_or_default().to_owned();
+            let exponent = series
+                .iter()
+                .find(|(case, _)| *case == id)
+                .and_then(|(_, s)| s["exponent"].as_f64());
             (
-                c["case"].as_str().unwrap_or_default().to_owned(),
+                id,
                 c["status"].as_str().unwrap_or_default().to_owned(),
-                c["scaling"]["exponent"].as_f64(),
+                exponent,
             )
         })
         .collect()
@@ -99,7 +105,7 @@ fn a_loaded_machine_neither_makes_nor_hides_superlinear() {
         ];
         args.extend(candidate);
         let output = tch(&args);
-        let cases = scaling_cases(&report(&dir.join(name)));
+        let cases = scaling_cases(&dir.join(name));
         assert_eq!(cases.len(), 3, "{name}: {}", stdout(&output));
         for (case, status, exponent) in &cases {
             assert_ne!(
@@ -112,11 +118,8 @@ fn a_loaded_machine_neither_makes_nor_hides_superlinear() {
         assert!(output.status.success(), "{name}: {}", stdout(&output));
         // Judged on CPU time where /proc shows it.
         if cfg!(target_os = "linux") {
-            let saved = report(&dir.join(name));
-            let points = &saved["cases"]
-                .as_array()
-                .and_then(|cases| cases.iter().find(|c| c["scaling"].is_object()))
-                .expect("a scaling case")["scaling"]["points"];
+            let series = timings_series(&dir.join(name));
+            let points = &series.first().expect("a scaling case").1["points"];
             assert!(points[0]["cpuSeconds"].as_f64().is_some(), "{points}");
         }
     }

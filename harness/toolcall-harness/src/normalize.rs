@@ -84,14 +84,34 @@ impl Normalize<'_> {
     }
 }
 
-/// Canonical names for ids that the source did not fix.
+/// `events` as they came, but for the call ids `source` spells nowhere, renamed `#1`, `#2`, …
+/// in order of first appearance, as [`Normalize`] renames them: what reports store of a
+/// candidate's raw events (`specs/runner.md` R6.6), since many parsers invent a random id per
+/// call and a report must not change from one run to the next for it.
+pub fn rename_invented_ids(events: &[Event], source: &str) -> Vec<Event> {
+    let mut renames = IdRenames::default();
+    events
+        .iter()
+        .map(|event| {
+            let mut event = event.clone();
+            if let Some(id) = event.call_id_mut() {
+                renames.apply(source, id);
+            }
+            event
+        })
+        .collect()
+}
+
+/// Canonical names for ids that the source did not fix: each id `source` spells nowhere
+/// becomes `#1`, `#2`, … in order of first appearance.
 #[derive(Default)]
-struct IdRenames {
+pub(crate) struct IdRenames {
     names: HashMap<String, String>,
 }
 
 impl IdRenames {
-    fn apply(&mut self, source: &str, id: &mut String) {
+    /// Renames `id` in place unless `source` spells it.
+    pub(crate) fn apply(&mut self, source: &str, id: &mut String) {
         if let Some(name) = self.names.get(id.as_str()) {
             id.clone_from(name);
             return;
@@ -140,6 +160,27 @@ mod tests {
             id: id.into(),
             delta: delta.into(),
         }
+    }
+
+    #[test]
+    fn invented_ids_are_renamed_and_nothing_else_changes() {
+        let events = [
+            Event::text(""),
+            delta("call_9f3a", "{"),
+            call("call_9f3a", json!({"n": 1.0})),
+            call("spelled", json!({})),
+            call("call_77b1", json!({})),
+        ];
+        assert_eq!(
+            rename_invented_ids(&events, "a spelled id"),
+            [
+                Event::text(""),
+                delta("#1", "{"),
+                call("#1", json!({"n": 1.0})),
+                call("spelled", json!({})),
+                call("#2", json!({})),
+            ]
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod fuzz;
 mod matrix;
 mod parse;
 mod prompt;
+mod report;
 mod run;
 mod scale;
 mod serve;
@@ -43,6 +44,7 @@ enum Command {
     Serve(serve::ServeArgs),
     Matrix(matrix::MatrixArgs),
     Diff(diff::DiffArgs),
+    Report(report::ReportArgs),
 }
 
 /// The main job (`specs/runner.md` R1.6): every case of every dialect over the protocol, each
@@ -63,6 +65,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Matrix(args)) => matrix::run(args),
         Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Report(args)) => report::run(args),
         // Parsed, not defaulted, so every other option has its documented default.
         None => run(Cli::parse_from(MAIN_JOB)),
     }

@@ -138,6 +138,11 @@ pub struct RunArgs {
     /// without shrinking.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     triage_seconds: f64,
+    /// Shrink for at most N replays instead of --triage-seconds: the same root causes on
+    /// every machine and under any load, for reports that are committed and must not change
+    /// from run to run (reports/regenerate uses it; specs/runner.md R9.5).
+    #[arg(long, value_name = "N", conflicts_with = "triage_seconds")]
+    triage_replays: Option<usize>,
     /// Skip the scaling cases (`DIALECT/scaling/FAMILY`): after the corpus, each dialect's
     /// streams are fed at doubling sizes to judge whether time grows faster than the stream
     /// (verdict `superlinear`; a few seconds for a linear candidate). They are selected like
@@ -253,7 +258,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         &tools,
         &replay,
         &report_dir,
-        args.triage_seconds,
+        match args.triage_replays {
+            Some(replays) => Budget::Replays(replays),
+            None => Budget::Time(Duration::from_secs_f64(args.triage_seconds.max(0.0))),
+        },
     )?;
     summary.root_causes = RootCauseCounts::of(&root_causes);
     let colour = std::io::stdout().is_terminal()
@@ -354,7 +362,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 }
 
 /// The run's failing bug cases grouped into root causes (specs/runner.md §9), worst first:
-/// shrunk against the candidate within `seconds`, each failing case told its root cause, the
+/// shrunk against the candidate within `budget`, each failing case told its root cause, the
 /// minimal replays written as cases under REPORT_DIR/bugs/corpus with their replay commands.
 #[allow(clippy::too_many_arguments)]
 fn root_causes(
@@ -365,17 +373,21 @@ fn root_causes(
     tools: &Arc<Registry>,
     replay: &Replay,
     report_dir: &Path,
-    seconds: f64,
+    budget: Budget,
 ) -> Result<Vec<RootCause>> {
     let failing = FailingCase::of_run(reports, cases);
     let mut roots = Vec::new();
     if !failing.is_empty() {
+        let within = match budget {
+            Budget::Time(limit) => format!("{} s, --triage-seconds", limit.as_secs_f64()),
+            Budget::Replays(limit) => format!("{limit} replays, --triage-replays"),
+        };
         eprintln!(
-            "triage: {} failing cases into root causes (shrinking for at most {seconds} s, --triage-seconds)",
+            "triage: {} failing cases into root causes (shrinking for at most {within})",
             failing.len()
         );
         let options = TriageOptions {
-            budget: Budget::Time(Duration::from_secs_f64(seconds.max(0.0))),
+            budget,
             ..TriageOptions::default()
         };
         let mut handle = supervisor.handle(hello);

@@ -312,7 +312,9 @@ pub struct CaseReport {
     pub replays: usize,
     /// Per kind of chunking, replays that passed and failed.
     pub tally: BTreeMap<&'static str, Tally>,
-    /// Wall time spent on the case.
+    /// Wall time spent on the case: in `timings.json`, not `report.json`
+    /// (`specs/runner.md` R6.6).
+    #[serde(skip)]
     pub seconds: f64,
     /// The stream replayed (or the definition's text).
     pub stream: String,
@@ -326,9 +328,35 @@ pub struct CaseReport {
     /// case and triage ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<String>,
-    /// For a scaling case (`specs/runner.md` §8), the sizes timed and the growth.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// For a scaling case (`specs/runner.md` §8), the sizes timed and the growth;
+    /// `report.json` keeps its dialect, family and chunk size, `timings.json` the rest (R6.6).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_series_untimed"
+    )]
     pub scaling: Option<crate::scaling::Series>,
+}
+
+/// A series as `report.json` keeps it: what was fed, not how long it took (R6.6).
+fn serialize_series_untimed<S: serde::Serializer>(
+    series: &Option<crate::scaling::Series>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Untimed<'a> {
+        dialect: &'a str,
+        family: &'a str,
+        chunk_bytes: usize,
+    }
+    series
+        .as_ref()
+        .map(|series| Untimed {
+            dialect: &series.dialect,
+            family: &series.family,
+            chunk_bytes: series.chunk_bytes,
+        })
+        .serialize(s)
 }
 
 impl CaseReport {

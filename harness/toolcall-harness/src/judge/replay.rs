@@ -154,7 +154,10 @@ impl<'s> StreamJudge<'s> {
     /// when it passed.
     pub fn replay(&mut self, chunking: &Chunking, transcript: &Transcript) -> Option<Finding> {
         let mut found = Vec::new();
-        let broken = grammar::violations(&transcript.events, &transcript.misnamed_inputs);
+        // Calls named as the report stores them: an invented id is random in many parsers,
+        // and a detail quoting it would change the report on every run (R6.6).
+        let named = crate::normalize::rename_invented_ids(&transcript.events, self.stream);
+        let broken = grammar::violations(&named, &transcript.misnamed_inputs);
         if !broken.is_empty() {
             found.push((Verdict::Grammar, broken.join("; ")));
         }

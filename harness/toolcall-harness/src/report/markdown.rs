@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 use super::RunReport;
 use super::read::short_status;
 use crate::judge::{CaseReport, Layer, Severity, Status};
-use crate::scaling::{Series, human_bytes};
 use crate::split::Realism;
 
 /// The report as Markdown.
@@ -16,14 +15,7 @@ pub fn render(report: &RunReport) -> String {
     let s = &report.summary;
     let mut md = String::new();
     let _ = writeln!(md, "## tch: {}\n", report.candidate.name);
-    let _ = writeln!(
-        md,
-        "**{}**, {} replays in {:.1} s ({:.0} replays/s).\n",
-        s.line(),
-        s.replays,
-        s.seconds,
-        s.replays_per_second
-    );
+    let _ = writeln!(md, "{}\n", headline(&s.line(), s.replays));
     root_causes(&mut md, report);
     if !s.failed_by_severity.is_empty() {
         let _ = writeln!(md, "Failing cases by severity, worst first:\n");
@@ -197,8 +189,20 @@ pub fn render(report: &RunReport) -> String {
             md.push('\n');
         }
     }
-    scaling(&mut md, report);
+    scaling(
+        &mut md,
+        report
+            .cases
+            .iter()
+            .filter(|c| c.scaling.is_some())
+            .map(|c| (c.case.as_str(), c.status)),
+    );
     md
+}
+
+/// The counts' line in bold, then the replays run (no time: `specs/runner.md` R6.6).
+pub(crate) fn headline(line: &str, replays: usize) -> String {
+    format!("**{line}**, {replays} replays.")
 }
 
 /// The root causes first (`specs/runner.md` §9): the headline, then one row per root cause,
@@ -244,39 +248,21 @@ fn root_causes(md: &mut String, report: &RunReport) {
     md.push('\n');
 }
 
-/// The scaling cases (`specs/runner.md` R8.4): how far each grew, and how time grew.
-fn scaling(md: &mut String, report: &RunReport) {
-    let cases: Vec<(&CaseReport, &Series)> = report
-        .cases
-        .iter()
-        .filter_map(|c| c.scaling.as_ref().map(|s| (c, s)))
-        .collect();
-    if cases.is_empty() {
+/// The scaling cases (`specs/runner.md` R8.4), each with its status; their sizes and times
+/// change from run to run, so they are in `timings.json` (R6.6), not here.
+pub(crate) fn scaling<'c>(md: &mut String, cases: impl Iterator<Item = (&'c str, Status)>) {
+    let mut cases = cases.peekable();
+    if cases.peek().is_none() {
         return;
     }
     md.push_str("\n### Scaling (time as the stream grows, `specs/runner.md` §8)\n\n");
-    md.push_str("| case | largest size | its time | µs per KiB | exponent | status |\n");
-    md.push_str("| --- | ---: | ---: | ---: | ---: | --- |\n");
-    for (case, series) in cases {
-        let (size, time, per_kib) = series.points.last().map_or_else(
-            || (String::new(), String::new(), String::new()),
-            |p| {
-                (
-                    human_bytes(p.bytes),
-                    format!("{:.1} ms", p.seconds * 1e3),
-                    format!("{:.1}", p.micros_per_kib()),
-                )
-            },
-        );
-        let exponent = series
-            .exponent
-            .map_or_else(|| "not judged".to_owned(), |e| format!("{e:.2}"));
-        let _ = writeln!(
-            md,
-            "| `{}` | {size} | {time} | {per_kib} | {exponent} | {} |",
-            case.case,
-            short_status(case.status)
-        );
+    md.push_str(
+        "The sizes fed, their times and the exponents are in `timings.json`: they change from \
+         run to run.\n\n",
+    );
+    md.push_str("| case | status |\n| --- | --- |\n");
+    for (case, status) in cases {
+        let _ = writeln!(md, "| `{case}` | {} |", short_status(status));
     }
 }
 

@@ -1,14 +1,15 @@
 //! The conformance matrix (`tch matrix`, `specs/matrix.md` §2): one self-contained HTML page,
 //! dialects and their cases down, candidates across, each cell a button coloured and labelled
 //! by how the case ended, opening a panel with its findings. The page has no network access of
-//! its own (inline CSS and script; the cells' details are a JSON blob in it) and no timestamp,
-//! so the same reports always give the same page.
+//! its own (inline CSS and script; the cells' details are a JSON document packed into it,
+//! [`super::packed`]) and no timestamp, so the same reports always give the same page.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use super::packed;
 use super::read::{Counts, SavedCase, SavedReport};
 use super::status_name;
 use crate::judge::{Severity, Status};
@@ -168,9 +169,10 @@ impl<'r> Matrix<'r> {
         );
         let _ = write!(
             html,
-            "<script type=\"application/json\" id=\"tch-data\">{}</script>\n\
-             <script>{SCRIPT}</script>\n</body>\n</html>\n",
-            script_json(&details)
+            "<script type=\"application/octet-stream\" id=\"tch-data\" \
+             data-packing=\"zlib-base64\">{}</script>\n<script>{SCRIPT}</script>\n\
+             </body>\n</html>\n",
+            packed::pack(details.to_string().as_bytes())
         );
         html
     }
@@ -308,18 +310,20 @@ impl<'r> Matrix<'r> {
         let _ = write!(html, "<th scope=\"row\">{}</th>", escape(row.case));
         for (column, cell) in row.cells.iter().enumerate() {
             let text = cell.text(VERDICTS_IN_A_CELL);
-            let candidate = self.reports[column].candidate.shown_name();
+            let full = cell.text(usize::MAX);
+            // The row's and column's headers name the case and the candidate to a screen
+            // reader; a label is needed only where the cell shows `+N` for some verdicts.
+            let label = if text == full {
+                String::new()
+            } else {
+                format!(" aria-label=\"{}\"", escape(&full))
+            };
             let _ = write!(
                 html,
                 "<td class=\"{0}\"><button type=\"button\" class=\"cell {0}\" data-cell=\"{1}\" \
-                 data-candidate=\"{column}\" aria-label=\"{2}\">{3}</button></td>",
+                 data-candidate=\"{column}\"{label}>{2}</button></td>",
                 cell.class(),
                 cells.len(),
-                escape(&format!(
-                    "{} under {candidate}: {}",
-                    row.case,
-                    cell.text(usize::MAX)
-                )),
                 cell_html(&text)
             );
             cells.push(detail(row_index, column, cell));
@@ -491,20 +495,13 @@ fn cell_html(text: &str) -> String {
         .join(", ")
 }
 
-/// `value` as JSON that cannot end the `<script>` element holding it: `<`, `>` and `&` occur
-/// only inside JSON strings, where their `\u` escapes mean the same.
-fn script_json(value: &Value) -> String {
-    let json = value.to_string();
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            _ => out.push(c),
-        }
-    }
-    out
+/// The cells' details packed into a page [`render`] wrote, as its script unpacks them: for
+/// tools and tests that read the page; `None` when `html` holds no such document.
+pub fn details(html: &str) -> Option<Value> {
+    const OPEN: &str = "id=\"tch-data\" data-packing=\"zlib-base64\">";
+    let start = html.find(OPEN)? + OPEN.len();
+    let end = start + html[start..].find("</script>")?;
+    serde_json::from_slice(&packed::unpack(&html[start..end])?).ok()
 }
 
 const STYLE: &str = r#"
@@ -567,7 +564,23 @@ tr[data-member-of] th[scope=row] { padding-left: 1.5rem; }
 const SCRIPT: &str = r#"
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("tch-data").textContent);
+  // The details are packed (zlib, then base64): unpacked once, by the browser's own
+  // DecompressionStream, which reads a Blob and fetches nothing. window.tchMatrix is the
+  // promise of them, for a test to wait on.
+  var data = null;
+  function unpack(text) {
+    if (typeof DecompressionStream !== "function") {
+      return Promise.reject(new Error("this browser has no DecompressionStream"));
+    }
+    var binary = atob(text.trim());
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  var ready = unpack(document.getElementById("tch-data").textContent)
+    .then(function (unpacked) { data = unpacked; return data; });
+  window.tchMatrix = ready;
   var panel = document.getElementById("detail");
   var title = document.getElementById("detail-title");
   var body = document.getElementById("detail-body");
@@ -645,7 +658,17 @@ const SCRIPT: &str = r#"
   document.getElementById("matrix").addEventListener("click", function (event) {
     var button = event.target.closest("button");
     if (!button) { return; }
-    if (button.dataset.cell !== undefined) { show(button); }
+    if (button.dataset.cell !== undefined) {
+      if (data) { show(button); }
+      else {
+        ready.then(function () { show(button); }, function (error) {
+          title.textContent = "The details cannot be shown: " + error.message;
+          while (body.firstChild) { body.removeChild(body.firstChild); }
+          panel.hidden = false;
+          title.focus();
+        });
+      }
+    }
     else if (button.dataset.group !== undefined) { toggle(button); }
   });
   document.getElementById("detail-close").addEventListener("click", close);
@@ -672,11 +695,9 @@ mod tests {
         format!(r#"{{"case": "{case}", "dialect": "hermes", "status": "passed", "stream": "x"}}"#)
     }
 
-    /// The JSON blob of the page, read back as the page's script reads it.
+    /// The details of the page, read back as the page's script reads them.
     fn blob(html: &str) -> Value {
-        let start = html.find("id=\"tch-data\">").expect("the blob") + "id=\"tch-data\">".len();
-        let end = start + html[start..].find("</script>").expect("its end");
-        serde_json::from_str(&html[start..end]).expect("the blob is JSON")
+        details(html).expect("the packed details")
     }
 
     #[test]
@@ -712,10 +733,21 @@ mod tests {
         let html = render(&[report("p", &two)]);
         assert!(!html.contains("class=\"merged\""), "two alike stay apart");
         assert!(html.contains(
-            "<td class=\"high\"><button type=\"button\" class=\"cell high\" data-cell=\"2\" data-candidate=\"0\" \
-             aria-label=\"hermes/c under p: high: missing-call\">\
+            "<td class=\"high\"><button type=\"button\" class=\"cell high\" data-cell=\"2\" data-candidate=\"0\">\
              <span class=\"nw\">high</span>: <span class=\"nw\">missing-call</span></button>"
         ));
+    }
+
+    #[test]
+    fn a_cell_that_names_only_some_verdicts_is_labelled_with_them_all() {
+        let case = r#"{"case": "hermes/x", "dialect": "hermes", "status": "failed",
+                       "findings": [{"verdicts": ["lost-text", "leaked-markup", "missing-call",
+                                                  "extra-call"], "layer": "conformance"}]}"#;
+        let html = render(&[report("p", case)]);
+        assert!(html.contains(
+            "aria-label=\"critical: lost-text, leaked-markup, missing-call, extra-call\">"
+        ));
+        assert!(html.contains("<span class=\"nw\">missing-call +1</span></button>"));
     }
 
     #[test]

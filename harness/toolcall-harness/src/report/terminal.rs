@@ -125,6 +125,10 @@ pub fn print_failures(
         let limit = options.findings_per_case.max(1);
         for finding in findings.iter().take(limit) {
             print_finding(out, finding, options.colour)?;
+            // The figures the reports leave to timings.json (R6.6): here, for whoever waits.
+            if let Some(series) = &report.scaling {
+                print_series(out, series)?;
+            }
             writeln!(out, "  replay: {}", finding.replay)?;
         }
         if findings.len() > limit {
@@ -137,6 +141,15 @@ pub fn print_failures(
         for note in &report.notes {
             writeln!(out, "  note: {note}")?;
         }
+    }
+    Ok(())
+}
+
+/// A scaling case's series as measured: its summary and a line per size.
+fn print_series(out: &mut dyn Write, series: &crate::scaling::Series) -> io::Result<()> {
+    writeln!(out, "    {}", series.summary())?;
+    for line in series.table().lines() {
+        writeln!(out, "    {line}")?;
     }
     Ok(())
 }

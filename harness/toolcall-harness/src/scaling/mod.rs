@@ -168,6 +168,18 @@ pub const WALL_TIME_CAUTION: &str = "time is the CPU time of the candidate's pro
     machine (or the other of tch run and tch scale, a minute later) can judge the same parser \
     the other way (specs/runner.md R8.3)";
 
+/// A `superlinear` finding's detail (`specs/runner.md` R8.4): the judgement in words that do
+/// not change from run to run, so that a report changes only when the verdict does (R6.6);
+/// the sizes fed and their times go to `timings.json`, the terminal and `tch scale`.
+pub const SUPERLINEAR_DETAIL: &str = "superlinear: doubling the stream multiplied the time by \
+    more than 2.8 (exponent 1.5 or more over the last two doublings of timed sizes, confirmed); \
+    the sizes fed and their times: timings.json";
+
+/// The note of a scaling case not judged (R8.3), in words that do not change from run to run
+/// (R6.6): which sizes were fed depends on the time they took.
+pub const NOT_JUDGED_NOTE: &str = "not judged: fewer than 3 sizes took 10 ms or more of the \
+    clock judged; the sizes fed and their times: timings.json";
+
 /// The case id of a family's series: `hermes/scaling/one-call`.
 pub fn case_id(dialect: Dialect, family: Family) -> String {
     format!("{}/scaling/{}", dialect.name(), family.name())
@@ -183,18 +195,18 @@ pub fn case_report(dialect: Dialect, family: Family, series: Series, seconds: f6
         Vec::new(),
     );
     let finding = series.superlinear().then(|| {
-        let detail = format!("{}\n{}", series.summary(), series.table());
         let mut finding = Finding::new("", &chunking, vec![(Verdict::Superlinear, String::new())]);
-        finding.detail = detail;
+        finding.detail = SUPERLINEAR_DETAIL.to_owned();
         finding.chunks = ChunkSpec::Lengths(vec![series.chunk_bytes]);
         finding
     });
     if !series.judged() {
         report.status = crate::judge::Status::Skipped;
-        report.notes.push(series.summary());
+        report.notes.push(NOT_JUDGED_NOTE.to_owned());
     }
+    // One replay, the series, whatever the number of sizes it fed: that number depends on
+    // the machine's speed, so it is in `timings.json` (its points), not `report.json` (R6.6).
     report.record(SplitKind::Scaling, finding);
-    report.replays = series.points.len();
     report.seconds = seconds;
     report.scaling = Some(series);
     report
