@@ -1,8 +1,8 @@
 //! A call written as one JSON object, `{"name": …, "arguments": {…}}`, as the dialects that
 //! write a list or a block of such objects read it (`jamba`, `granite`, `phi4-mini`,
-//! `internlm2`): its name, its arguments under the key its template writes, its other fields
-//! in `extra`, or the first reason why it is no call. Each dialect's spec says which key holds
-//! the arguments and names the same checks, in the same order.
+//! `internlm2`, `xlam`): its name, its arguments under the key its template writes, its other
+//! fields in `extra`, or the first reason why it is no call. Each dialect's spec says which key
+//! holds the arguments and names the same checks, in the same order.
 //!
 //! The grammar around it is the dialect's; what the dialects that write a list of such objects
 //! share is here too: a list's markers ([`section_markers`]), the three modes of a list opened
@@ -176,7 +176,9 @@ macro_rules! object_block {
 pub(crate) use object_block;
 
 /// A call object of a section that ended: read at its closing brace (then the section's
-/// `gap`), or cut by a closer (invalid, then `cut`, the mode the closer leads to).
+/// `gap`), or cut by a closer (invalid, then `cut`, the mode the closer leads to). The object
+/// is read from the block's first `{`: a block whose opener also holds the list's own opening
+/// (`xlam`'s `[{`) keeps that opening in its span and out of the JSON.
 pub(crate) fn decode(
     shape: &Shape,
     reading: &Reading<'_>,
@@ -191,7 +193,13 @@ pub(crate) fn decode(
         // Braces pair only with braces, and the object's nesting has no limit of its own (C8.2
         // is checked when it is read): an object always ends balanced.
         End::Balanced | End::Mismatched | End::TooDeep => {
-            Outcome::of_call(shape.read(reading.block, reading.generated_id.clone()), gap)
+            // A nested block is entered by its `{`, so the block holds one.
+            let object = reading
+                .block
+                .find('{')
+                .and_then(|at| reading.block.get(at..))
+                .unwrap_or(reading.block);
+            Outcome::of_call(shape.read(object, reading.generated_id.clone()), gap)
         }
     }
 }

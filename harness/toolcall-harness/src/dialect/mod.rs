@@ -40,6 +40,7 @@ pub mod signature;
 mod step3;
 pub mod tag;
 mod typed;
+mod xlam;
 
 use std::fmt;
 use std::str::FromStr;
@@ -150,6 +151,8 @@ dialects! {
     Granite => granite::DIALECT,
     /// InternLM2 and Intern-S1: `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`.
     Internlm2 => internlm2::DIALECT,
+    /// Salesforce xLAM-2: a reply that is `[{"name": …, "arguments": {…}}, …]`, bare or fenced.
+    Xlam => xlam::DIALECT,
 }
 
 impl Dialect {
@@ -200,6 +203,15 @@ impl Dialect {
             parser.prefill(prefill);
         }
         parser
+    }
+
+    /// Whether a call must stand first in a reply: prose before it makes the whole reply prose
+    /// (`xlam`). Streams built for a dialect (the scaling streams) put calls first then.
+    pub fn calls_come_first(self) -> bool {
+        match self.descriptor().parser {
+            Parser::Kit(grammar) => grammar.prose_is_final(),
+            Parser::Own(_) => false,
+        }
     }
 
     /// Whether the reply after `prefill` starts inside reasoning (`specs/streaming.md` C9): what
