@@ -1,9 +1,9 @@
 //! A call written as one JSON object, as the dialects that write a list or a block of such
 //! objects read it: `{"name": …, "arguments": {…}}` ([`Shape`]: `jamba`, `granite`,
-//! `phi4-mini`, `internlm2`) or `{"NAME": {…}}`, the name the object's one key ([`NamedByKey`]:
-//! `apertus`). Either gives its name, its arguments, its other fields in `extra`, or the first
-//! reason why it is no call ([`CallObject`]). Each dialect's spec says which layout and which
-//! key holds the arguments, and names the same checks, in the same order.
+//! `phi4-mini`, `internlm2`, `xlam`) or `{"NAME": {…}}`, the name the object's one key
+//! ([`NamedByKey`]: `apertus`). Either gives its name, its arguments, its other fields in
+//! `extra`, or the first reason why it is no call ([`CallObject`]). Each dialect's spec says
+//! which layout and which key holds the arguments, and names the same checks, in the same order.
 //!
 //! The grammar around it is the dialect's; what the dialects that write a list of such objects
 //! share is here too: a list's markers ([`section_markers`]), the three modes of a list opened
@@ -232,7 +232,9 @@ macro_rules! object_block {
 pub(crate) use object_block;
 
 /// A call object of a section that ended: read at its closing brace (then the section's
-/// `gap`), or cut by a closer (invalid, then `cut`, the mode the closer leads to).
+/// `gap`), or cut by a closer (invalid, then `cut`, the mode the closer leads to). The object
+/// is read from the block's first `{`: a block whose opener also holds the list's own opening
+/// (`xlam`'s `[{`) keeps that opening in its span and out of the JSON.
 pub(crate) fn decode(
     shape: &dyn CallObject,
     reading: &Reading<'_>,
@@ -247,7 +249,13 @@ pub(crate) fn decode(
         // Braces pair only with braces, and the object's nesting has no limit of its own (C8.2
         // is checked when it is read): an object always ends balanced.
         End::Balanced | End::Mismatched | End::TooDeep => {
-            Outcome::of_call(shape.call(reading.block, reading.generated_id.clone()), gap)
+            // A nested block is entered by its `{`, so the block holds one.
+            let object = reading
+                .block
+                .find('{')
+                .and_then(|at| reading.block.get(at..))
+                .unwrap_or(reading.block);
+            Outcome::of_call(shape.call(object, reading.generated_id.clone()), gap)
         }
     }
 }

@@ -41,6 +41,7 @@ pub mod signature;
 mod step3;
 pub mod tag;
 mod typed;
+mod xlam;
 
 use std::fmt;
 use std::str::FromStr;
@@ -153,6 +154,8 @@ dialects! {
     Internlm2 => internlm2::DIALECT,
     /// Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`, `<|inner_prefix|>` reasoning.
     Apertus => apertus::DIALECT,
+    /// Salesforce xLAM-2: a reply that is `[{"name": …, "arguments": {…}}, …]`, bare or fenced.
+    Xlam => xlam::DIALECT,
 }
 
 impl Dialect {
@@ -203,6 +206,15 @@ impl Dialect {
             parser.prefill(prefill);
         }
         parser
+    }
+
+    /// Whether a call must stand first in a reply: prose before it makes the whole reply prose
+    /// (`xlam`). Streams built for a dialect (the scaling streams) put calls first then.
+    pub fn calls_come_first(self) -> bool {
+        match self.descriptor().parser {
+            Parser::Kit(grammar) => grammar.prose_is_final(),
+            Parser::Own(_) => false,
+        }
     }
 
     /// Whether the reply after `prefill` starts inside reasoning (`specs/streaming.md` C9): what

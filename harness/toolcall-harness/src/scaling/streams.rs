@@ -39,7 +39,7 @@ impl Family {
         match self {
             Family::OneCall => {
                 let mut stream = String::with_capacity(bytes + before.len() + after.len());
-                stream.push_str("Let me look that up.\n");
+                stream.push_str(intro(dialect));
                 stream.push_str(&numbered(before, 1));
                 grow(
                     &mut stream,
@@ -57,13 +57,21 @@ impl Family {
             Family::ManyCalls => {
                 let mut stream = String::with_capacity(bytes + PARAGRAPH.len() + 256);
                 let mut calls = 0;
+                // Where a call must come first, each paragraph follows its call instead: stray
+                // text in the reply's list of calls.
+                let first = dialect.calls_come_first();
                 while stream.len() < bytes {
                     calls += 1;
-                    stream.push_str(PARAGRAPH);
+                    if !first {
+                        stream.push_str(PARAGRAPH);
+                    }
                     stream.push_str(&numbered(before, calls));
                     stream.push_str("Paris");
                     stream.push_str(after);
                     stream.push('\n');
+                    if first {
+                        stream.push_str(PARAGRAPH);
+                    }
                 }
                 stream
             }
@@ -82,6 +90,15 @@ impl FromStr for Family {
 
     fn from_str(name: &str) -> Result<Family, String> {
         crate::named::parse(&Family::ALL, Family::name, "family", name)
+    }
+}
+
+/// The prose before [`Family::OneCall`]'s call: none where a call must come first.
+fn intro(dialect: Dialect) -> &'static str {
+    if dialect.calls_come_first() {
+        ""
+    } else {
+        "Let me look that up.\n"
     }
 }
 
@@ -147,7 +164,7 @@ mod tests {
             assert_eq!(calls.len(), 1, "{dialect}: {events:?}");
             let location = calls[0]["location"].as_str().unwrap_or_default();
             let CallAround { before, after, .. } = dialect.descriptor().call;
-            let markup = "Let me look that up.\n".len() + numbered(before, 1).len() + after.len();
+            let markup = intro(dialect).len() + numbered(before, 1).len() + after.len();
             assert_eq!(location.len(), 4096 - markup, "{dialect}: {location:?}");
             assert!(
                 location.starts_with("lorem ipsum"),

@@ -33,6 +33,15 @@ impl Grammar {
         }
     }
 
+    /// Whether a reply that began as prose holds no call: the first mode is a lead whose
+    /// prose has no markers (`xlam`, XL1.2). Such a dialect's calls stand first in a reply.
+    pub(crate) fn prose_is_final(&self) -> bool {
+        match self.modes.first().map(|mode| mode.content) {
+            Some(Content::Lead { then }) => self.mode(then).markers.is_empty(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn mode(&self, id: ModeId) -> &'static Mode {
         let mode = &self.modes[id.0];
         debug_assert_eq!(
