@@ -131,7 +131,10 @@ impl<F: Fn() -> C, C: Candidate> Guarded<F, C> {
 
 impl<F: Fn() -> C, C: Candidate> Guarded<F, C> {
     /// Runs `replay` on the candidate, a panic caught as a crash.
-    fn replay(&mut self, replay: impl FnOnce(&mut C) -> Transcript) -> Result<Transcript, ReplayError> {
+    fn replay(
+        &mut self,
+        replay: impl FnOnce(&mut C) -> Transcript,
+    ) -> Result<Transcript, ReplayError> {
         let mut candidate = match self.candidate.take() {
             Some(candidate) => candidate,
             None => panics::quietly(&self.make).map_err(crashed)?,

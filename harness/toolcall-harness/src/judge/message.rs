@@ -96,7 +96,10 @@ mod tests {
     fn blanks_where_runs_join_are_not_compared() {
         assert!(alike(&["Let me look.", "Done."], "Let me look. Done."));
         assert!(alike(&["Let me look.", "Done."], "Let me look.Done."));
-        assert!(alike(&["Let me look.", "Done."], "\nLet me look.\n\nDone.\n"));
+        assert!(alike(
+            &["Let me look.", "Done."],
+            "\nLet me look.\n\nDone.\n"
+        ));
         assert!(alike(&[], ""));
         assert!(alike(&[], "\n"));
     }

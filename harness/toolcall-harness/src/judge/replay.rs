@@ -571,7 +571,10 @@ mod tests {
         let call = || Event::call("c", "t", json!({}));
         let streamed = vec![Event::text("a "), call(), Event::text(" b")];
         let mut judge = StreamJudge::of_output(STREAM, &streamed, true);
-        assert_eq!(judge.replay(&Chunking::whole(), &transcript(streamed)), None);
+        assert_eq!(
+            judge.replay(&Chunking::whole(), &transcript(streamed)),
+            None
+        );
         let message = transcript(vec![Event::text("a\nb"), call()]);
         assert_eq!(judge.replay(&Chunking::non_streaming(), &message), None);
         // The text after the call lost (SGLang's non-streaming hermes keeps the text before
@@ -584,13 +587,21 @@ mod tests {
             finding.verdicts,
             [Verdict::NonStreamingDiffers, Verdict::LostText]
         );
-        assert!(finding.diff.contains(r#"-{"type":"text-delta","delta":"a b"}"#));
+        assert!(
+            finding
+                .diff
+                .contains(r#"-{"type":"text-delta","delta":"a b"}"#)
+        );
         // An events candidate's answer keeps its order: the same events reordered differ.
         let mut judge = StreamJudge::new(STREAM, &[Event::text("a"), call(), Event::text("b")]);
         let streamed = transcript(vec![Event::text("a"), call(), Event::text("b")]);
         assert_eq!(judge.replay(&Chunking::whole(), &streamed), None);
         let reordered = transcript(vec![Event::text("a b"), call()]);
-        assert!(judge.replay(&Chunking::non_streaming(), &reordered).is_some());
+        assert!(
+            judge
+                .replay(&Chunking::non_streaming(), &reordered)
+                .is_some()
+        );
     }
 
     #[test]

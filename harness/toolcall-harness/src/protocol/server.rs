@@ -134,8 +134,9 @@ impl Server<'_> {
                 parser.push(&text, out)
             }),
             Request::End { stream, choice } => {
-                let lines =
-                    self.feed(&stream, choice, Closing::Done, |parser, out| parser.finish(out));
+                let lines = self.feed(&stream, choice, Closing::Done, |parser, out| {
+                    parser.finish(out)
+                });
                 // Whether `feed` wrote events or chunks, the stream is over once its last
                 // choice is.
                 if let Some((_, choices)) = &self.stream

@@ -481,8 +481,7 @@ impl WireJudge {
             ),
             None => self.finished_at = Some(n),
         }
-        if let Some(wrong) = wrong_finish_reason(reason, self.calls.len(), self.named_tool_choice)
-        {
+        if let Some(wrong) = wrong_finish_reason(reason, self.calls.len(), self.named_tool_choice) {
             self.breach(Rule::FinishReason, format!("chunk {n} {wrong}"));
         }
     }

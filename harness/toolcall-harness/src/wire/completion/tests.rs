@@ -23,7 +23,11 @@ fn right() -> Value {
 }
 
 fn broken(completion: &Value) -> Vec<Rule> {
-    read(completion, false).1.into_iter().map(|b| b.rule).collect()
+    read(completion, false)
+        .1
+        .into_iter()
+        .map(|b| b.rule)
+        .collect()
 }
 
 #[test]
@@ -118,7 +122,10 @@ fn the_stream_rules_a_message_breaks() {
     let mut completion = right();
     completion["choices"][0]["message"]["reasoning"] = json!("other");
     assert_eq!(broken(&completion), [Rule::OneReasoningField]);
-    assert_eq!(read(&completion, false).0[0]["delta"], "Weather, so a call.");
+    assert_eq!(
+        read(&completion, false).0[0]["delta"],
+        "Weather, so a call."
+    );
     // W2.1: a second choice.
     let mut completion = right();
     let second = completion["choices"][0].clone();
