@@ -84,6 +84,7 @@ static const dialect_template DIALECTS[] = {
     { "cohere",        "Cohere2MoE.jinja" },
     { "granite",       "ibm-granite-granite-3.3-2B-Instruct.jinja" },
     { "poolside",      "poolside-Laguna-XS.2.jinja", { "poolside-Laguna-S-2.1.jinja" } },
+    { "apertus",       "Apertus-8B-Instruct.jinja" },
 };
 
 static FILE * g_out = nullptr;

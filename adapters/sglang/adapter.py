@@ -91,6 +91,7 @@ PARSERS = {
     "glimmer": ("muse", "muse"),
     "minimax-m3": ("minimax-m3", "minimax-m3"),
     "poolside": ("poolside_v1", "poolside_v1"),
+    "apertus": ("apertus2509", "apertus2509"),
 }
 
 
