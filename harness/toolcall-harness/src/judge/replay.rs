@@ -5,6 +5,8 @@
 //! result (`non-streaming-differs`, R2.3); every replay's raw events against the event grammar. A chunk-dependent replay worth keeping is replayed again, with the whole
 //! stream, to tell nondeterminism (`flaky`) from chunk-dependence.
 
+use std::borrow::Cow;
+
 use super::conformance::shown;
 use super::{Finding, Severity, Sides, Verdict, comparable, conformance, diff, grammar, message};
 use crate::corpus::Alternative;
@@ -125,14 +127,20 @@ impl<'s> StreamJudge<'s> {
         self
     }
 
-    /// Whether `actual`, the output of `chunking`, differs from the whole stream's: as it
-    /// streamed, or for a chunk candidate's non-streaming answer, in a message's shape (R2.3).
-    fn differs(&self, chunking: &Chunking, whole: &Output, actual: &Output) -> bool {
+    /// The sides `actual`, the output of `chunking`, is compared on against `whole` (the whole
+    /// stream's output, or the expected one): as they are, or, for a chunk candidate's
+    /// non-streaming answer, both in a message's shape (R2.3).
+    fn sides<'o>(
+        &self,
+        chunking: &Chunking,
+        whole: &'o Output,
+        actual: &'o Output,
+    ) -> (Cow<'o, Output>, Cow<'o, Output>) {
         if self.wire && chunking.kind == SplitKind::NonStreaming {
             let (whole, actual) = Output::messages(whole, actual);
-            whole.compared != actual.compared
+            (Cow::Owned(whole), Cow::Owned(actual))
         } else {
-            whole.compared != actual.compared
+            (Cow::Borrowed(whole), Cow::Borrowed(actual))
         }
     }
 
@@ -200,56 +208,50 @@ impl<'s> StreamJudge<'s> {
                 }
                 self.baseline = Some(actual.clone());
             }
-            Some(whole) if self.differs(chunking, whole, &actual) => {
-                let non_streaming = chunking.kind == SplitKind::NonStreaming;
-                // R2.3: a chunk candidate's non-streaming answer is one message, compared in
-                // a message's shape; every other replay as it streamed.
-                let (whole, actual) = if non_streaming && self.wire {
-                    Output::messages(whole, &actual)
-                } else {
-                    (whole.clone(), actual.clone())
-                };
-                found.push(if non_streaming {
-                    // R2.3: the parser's other entry point, given the same reply whole.
-                    let (expected, answer) = if self.wire {
-                        Output::messages(&self.expected, &actual)
+            Some(whole) => {
+                let (whole, shaped) = self.sides(chunking, whole, &actual);
+                // The same output as the whole stream adds nothing: its conformance was judged
+                // once, there (for the non-streaming result too: one root cause, R2.3).
+                if whole.compared != shaped.compared {
+                    let non_streaming = chunking.kind == SplitKind::NonStreaming;
+                    found.push(if non_streaming {
+                        // R2.3: the parser's other entry point, given the same reply whole.
+                        let (expected, answer) = self.sides(chunking, &self.expected, &actual);
+                        let right = if conformance(&expected.compared, &answer.compared).is_empty()
+                        {
+                            " (the non-streaming result is the expected one)"
+                        } else {
+                            ""
+                        };
+                        (
+                            Verdict::NonStreamingDiffers,
+                            format!(
+                                "the non-streaming result differs from the whole stream's{right}"
+                            ),
+                        )
                     } else {
-                        (self.expected.clone(), actual.clone())
-                    };
-                    let right = if conformance(&expected.compared, &answer.compared).is_empty() {
-                        " (the non-streaming result is the expected one)"
+                        (
+                            Verdict::ChunkDependent,
+                            "the output differs from the whole stream's".to_owned(),
+                        )
+                    });
+                    // The symptoms, relative to what the whole stream gave.
+                    found.extend(
+                        conformance(&whole.compared, &shaped.compared)
+                            .into_iter()
+                            .filter(|(verdict, _)| *verdict != Verdict::Order)
+                            .map(|(verdict, detail)| {
+                                (verdict, format!("{detail} (vs the whole stream)"))
+                            }),
+                    );
+                    let sides = if non_streaming {
+                        Sides::NON_STREAMING
                     } else {
-                        ""
+                        Sides::CHUNKING
                     };
-                    (
-                        Verdict::NonStreamingDiffers,
-                        format!("the non-streaming result differs from the whole stream's{right}"),
-                    )
-                } else {
-                    (
-                        Verdict::ChunkDependent,
-                        "the output differs from the whole stream's".to_owned(),
-                    )
-                });
-                // The symptoms, relative to what the whole stream gave.
-                found.extend(
-                    conformance(&whole.compared, &actual.compared)
-                        .into_iter()
-                        .filter(|(verdict, _)| *verdict != Verdict::Order)
-                        .map(|(verdict, detail)| {
-                            (verdict, format!("{detail} (vs the whole stream)"))
-                        }),
-                );
-                let sides = if non_streaming {
-                    Sides::NON_STREAMING
-                } else {
-                    Sides::CHUNKING
-                };
-                diff = diff::events_shown(whole.side(), actual.side(), sides);
+                    diff = diff::events_shown(whole.side(), shaped.side(), sides);
+                }
             }
-            // The same output as the whole stream: its conformance was judged once, there
-            // (for the non-streaming result too: one root cause, R2.3).
-            Some(_) => {}
         }
         self.last = actual;
         if found.is_empty() {
