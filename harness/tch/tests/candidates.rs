@@ -880,7 +880,8 @@ fn nondeterminism_is_flaky_not_chunk_dependent() {
 #[test]
 fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     // Items 5, 6 and 8: one finding per failing replay with its verdicts together and a
-    // layer; report.json has the stream, raw events, time and tallies; --verdict filters.
+    // layer; report.json has the raw events and tallies (the stream and replay commands as a
+    // reader derives them); --verdict filters.
     let args = [
         "--dialect",
         "hermes",
@@ -943,18 +944,40 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
                 || out.contains(&format!("{fail_line}, synthetic only [")),
             "{fail_line} in {out}"
         );
-        assert!(
-            findings.iter().all(|f| f["replay"]
-                .as_str()
-                .is_some_and(|r| r.starts_with("tch run --case "))),
-            "{case}"
-        );
+        // R6.5: a finding's replay command is the report's template filled in, so it is not
+        // written again.
+        assert!(findings.iter().all(|f| f.get("replay").is_none()), "{case}");
+    }
+    assert!(
+        report["replay"]["command"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("tch run --case {case} ")),
+        "{}",
+        report["replay"]
+    );
+    // A reader gets each command and the built-in stream back (R6.5).
+    let saved = toolcall_harness::report::read::SavedReport::parse(&report.to_string(), "r")
+        .expect("a report");
+    for case in saved.cases.iter().filter(|c| !c.findings.is_empty()) {
+        assert!(!case.stream.is_empty(), "{}", case.case);
+        for finding in &case.findings {
+            let replay = finding.replay.as_deref().unwrap_or_default();
+            assert!(
+                replay.starts_with(&format!("tch run --case {} ", case.case)),
+                "{replay}"
+            );
+            assert_eq!(
+                replay.contains(" --chunks "),
+                finding.kind != "whole",
+                "{replay}"
+            );
+        }
     }
     // per_chunk_parser loses short-call's call when cut inside `<tool_call>`.
     let short_call = case_in(&report, "hermes/short-call");
     assert_eq!(short_call["severity"], "high", "{short_call}");
     let case = &report["cases"].as_array().expect("cases")[0];
-    assert!(case["stream"].is_string(), "{case}");
+    assert!(case.get("stream").is_none(), "a built-in case's stream: {case}");
     // Time is in timings.json, not in the report (R6.6).
     assert!(case.get("seconds").is_none(), "{case}");
     assert!(case["tally"]["whole"]["passed"].is_number(), "{case}");
@@ -972,13 +995,12 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
         "{finding}"
     );
     // R1.4: a chunking that cuts a marker is synthetic, one that keeps them whole realistic.
-    for case in report["cases"].as_array().expect("cases") {
-        let stream = case["stream"].as_str().unwrap_or_default();
-        for finding in case["findings"].as_array().into_iter().flatten() {
-            let realism = finding["realism"].as_str().unwrap_or_default();
-            assert!(["realistic", "synthetic"].contains(&realism), "{finding}");
-            if finding["splitting"] == "per-char" && stream.contains("<tool_call>") {
-                assert_eq!(realism, "synthetic", "{finding}");
+    for case in &saved.cases {
+        for finding in &case.findings {
+            let realism = finding.realism.as_deref().unwrap_or_default();
+            assert!(["realistic", "synthetic"].contains(&realism), "{}", case.case);
+            if finding.splitting == "per-char" && case.stream.contains("<tool_call>") {
+                assert_eq!(realism, "synthetic", "{}", case.case);
             }
         }
     }

@@ -24,10 +24,12 @@ enum ReportCommand {
 /// Rewrite report folders of an earlier tch into this tch's form, without running the
 /// candidate again.
 ///
-/// A report.json of schema 2 to 5 becomes schema 6: its time figures (the run's and each
+/// A report.json of schema 2 to 6 becomes schema 7: its time figures (the run's and each
 /// case's wall time, replays per second, the scaling series) move to timings.json beside it;
 /// each distinct output of the candidate is stored once (`outputs`, named by index from each
-/// finding) with the call ids it invented renamed #1, #2, …; a superlinear finding's detail
+/// finding) with the call ids it invented renamed #1, #2, …; the form of its replay commands
+/// is stored once (`replay`), and each command it gives is left out, as is each stream the
+/// built-in corpus gives (a reader puts both back); a superlinear finding's detail
 /// and a scaling case's "not judged" note take their run-independent words. junit.xml loses
 /// its time attributes, summary.md its times, the bug pages the old ids and figures, and
 /// fuzz/*.json its time fields. A scaling case counts as one replay (schema 6 included, whose

@@ -292,6 +292,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             .iter()
             .map(|k| k.name().to_owned())
             .collect(),
+        replay: replay.template(),
         summary: summary.clone(),
         root_causes,
         cases: reports,

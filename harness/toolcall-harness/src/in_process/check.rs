@@ -24,7 +24,7 @@ use crate::dialect::Dialect;
 use crate::judge::CaseReport;
 use crate::judge::expect::{self, ExpectError, Expectations};
 use crate::protocol::{Hello, PROTOCOL_VERSION, ToolInfo};
-use crate::report::replay::shell_quote;
+use crate::report::ReplayTemplate;
 use crate::report::terminal::{self, TerminalOptions};
 use crate::report::{self, CandidateInfo, ReportOptions, RootCauseCounts, RunReport, Summary};
 use crate::runner::{self, RunOptions};
@@ -309,6 +309,7 @@ where
                 .iter()
                 .map(|k| k.name().to_owned())
                 .collect(),
+            replay: replay_template(),
             summary,
             root_causes,
             cases: reports,
@@ -404,12 +405,16 @@ impl Checked {
 }
 
 /// The command that replays `case` (under `chunks`) through the same test.
-fn replay_line(case: &str, chunks: Option<&ChunkSpec>) -> String {
-    let mut line = format!("TCH_CASE={}", shell_quote(case));
-    if let Some(chunks) = chunks {
-        line += &format!(" TCH_CHUNKS={}", shell_quote(&chunks.to_string()));
+/// How an in-process finding is replayed: the test again, narrowed by environment variables.
+fn replay_template() -> ReplayTemplate {
+    ReplayTemplate {
+        command: "TCH_CASE={case}{chunks} cargo test".to_owned(),
+        chunks: " TCH_CHUNKS={chunks}".to_owned(),
     }
-    line + " cargo test"
+}
+
+fn replay_line(case: &str, chunks: Option<&ChunkSpec>) -> String {
+    replay_template().fill(case, chunks.map(ToString::to_string).as_deref())
 }
 
 fn render(run: &RunReport, report_dir: Option<&Path>, expect_fail: Option<&Path>) -> String {

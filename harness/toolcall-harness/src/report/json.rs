@@ -1,8 +1,9 @@
 //! `report.json`: the whole run, every case with its findings, tallies and the candidate's
-//! raw events (schema 6, `specs/runner.md` §6, R6.5), written so that it diffs (R6.6): no
+//! raw events (schema 7, `specs/runner.md` §6, R6.5), written so that it diffs (R6.6): no
 //! time in it (that is `timings.json`, [`super::timings`]), each distinct output of the
 //! candidate stored once in `outputs` and named by its index from the findings, invented call
-//! ids renamed, and a layout with one line per scalar field and per list of scalars.
+//! ids renamed, what a reader derives left out ([`super::derived`]), and a layout with one
+//! line per scalar field and per object or list that holds no object (a finding, a tally).
 
 use std::io;
 
@@ -12,7 +13,7 @@ use super::RunReport;
 use crate::normalize::{IdRenames, rename_invented_ids};
 
 /// The schema version `report.json` is written in.
-pub const SCHEMA: u32 = 6;
+pub const SCHEMA: u32 = 7;
 
 /// The report as JSON in the layout of [`layout`], ending in a newline. Each finding's events
 /// have their invented call ids renamed here, on the events themselves, before they become
@@ -27,6 +28,7 @@ pub fn render(report: &RunReport) -> io::Result<String> {
     }
     let mut value = serde_json::to_value(&report).map_err(io::Error::other)?;
     store_outputs_once(&mut value);
+    super::derived::strip(&mut value);
     Ok(layout(&value))
 }
 
@@ -143,10 +145,11 @@ fn rename_ids_in_line(line: &str, source: &str, renames: &mut IdRenames) -> Stri
     out
 }
 
-/// `value` as JSON with two-space indents, one line per scalar field, and each object or
-/// array that holds only scalars on one line (`"verdicts": ["lost-text", "order"]`, a tally,
-/// an output's event lines): a change of one verdict or one count is a change of one line,
-/// and what a pretty printer would spread over many lines stays together.
+/// `value` as JSON with two-space indents, one line per scalar field, each array that holds
+/// only scalars on one line (`"verdicts": ["lost-text", "order"]`, an output's event lines)
+/// and each object whose fields hold no object on one line (a finding, a tally's counts, a
+/// case with no findings): a change of one verdict or one count is a change of one line, and
+/// what a pretty printer would spread over many lines stays together.
 pub fn layout(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value, 0);
@@ -167,7 +170,7 @@ fn write_value(out: &mut String, value: &Value, depth: usize) {
             indent(out, depth);
             out.push(']');
         }
-        Value::Object(map) if !map.is_empty() && !all_scalars(map.values()) => {
+        Value::Object(map) if !map.is_empty() && !flat(map.values()) => {
             write_object(out, map, depth)
         }
         _ => out.push_str(&inline(value)),
@@ -188,17 +191,18 @@ fn write_object(out: &mut String, map: &Map<String, Value>, depth: usize) {
     out.push('}');
 }
 
-/// A scalar, or a container of scalars, on one line with a space after each `,` and `:`.
+/// A scalar, a list of scalars or an object of those, on one line with a space after each
+/// `,` and `:`.
 fn inline(value: &Value) -> String {
     match value {
         Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(Value::to_string).collect();
+            let items: Vec<String> = items.iter().map(inline).collect();
             format!("[{}]", items.join(", "))
         }
         Value::Object(map) => {
             let fields: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {v}", Value::from(k.as_str())))
+                .map(|(k, v)| format!("{}: {}", Value::from(k.as_str()), inline(v)))
                 .collect();
             format!("{{{}}}", fields.join(", "))
         }
@@ -208,6 +212,16 @@ fn inline(value: &Value) -> String {
 
 fn all_scalars<'v>(mut values: impl Iterator<Item = &'v Value>) -> bool {
     values.all(|v| !matches!(v, Value::Array(_) | Value::Object(_)))
+}
+
+/// Whether an object of these fields goes on one line: none is an object, and each list
+/// holds only scalars.
+fn flat<'v>(mut values: impl Iterator<Item = &'v Value>) -> bool {
+    values.all(|v| match v {
+        Value::Object(_) => false,
+        Value::Array(items) => all_scalars(items.iter()),
+        _ => true,
+    })
 }
 
 fn indent(out: &mut String, depth: usize) {
@@ -224,12 +238,13 @@ mod tests {
     #[test]
     fn lists_of_scalars_stay_on_one_line_and_the_rest_is_indented() {
         let value = json!({"schema": 6, "verdicts": ["a", "b"], "tally": {"whole": {"passed": 1, "failed": 0}},
-                           "empty": [], "cases": [{"case": "x"}]});
+                           "empty": [], "cases": [{"case": "x", "findings": [{"verdicts": ["v"], "chunks": "1"}]}]});
         assert_eq!(
             layout(&value),
             "{\n  \"schema\": 6,\n  \"verdicts\": [\"a\", \"b\"],\n  \"tally\": {\n    \"whole\": \
-             {\"passed\": 1, \"failed\": 0}\n  },\n  \"empty\": [],\n  \"cases\": [\n    \
-             {\"case\": \"x\"}\n  ]\n}\n"
+             {\"passed\": 1, \"failed\": 0}\n  },\n  \"empty\": [],\n  \"cases\": [\n    {\n      \
+             \"case\": \"x\",\n      \"findings\": [\n        {\"verdicts\": [\"v\"], \"chunks\": \"1\"}\n      \
+             ]\n    }\n  ]\n}\n"
         );
         let back: Value = serde_json::from_str(&layout(&value)).expect("JSON");
         assert_eq!(back, value);
@@ -268,7 +283,7 @@ mod tests {
     fn render_renames_invented_ids_on_the_events_whatever_their_input() {
         use crate::event::{Event, ToolCall};
         use crate::judge::{CaseReport, Finding};
-        use crate::report::{CandidateInfo, RunReport, Summary};
+        use crate::report::{CandidateInfo, ReplayTemplate, RunReport, Summary};
         use crate::split::Chunking;
 
         let call = |id: &str| {
@@ -293,6 +308,10 @@ mod tests {
             },
             seed: 1,
             splits: Vec::new(),
+            replay: ReplayTemplate {
+                command: "{case}{chunks}".into(),
+                chunks: "{chunks}".into(),
+            },
             summary: Summary::default(),
             root_causes: Vec::new(),
             cases: vec![case],

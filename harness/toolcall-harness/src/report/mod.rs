@@ -10,6 +10,7 @@
 pub mod badge;
 pub mod bugs;
 pub mod compare;
+pub mod derived;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -29,7 +30,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use replay::{Replay, shell_quote};
+pub use replay::{Replay, ReplayTemplate, shell_quote};
 
 use crate::judge::{CaseReport, Layer, Severity, Status, Verdict};
 use crate::split::Realism;
@@ -49,6 +50,8 @@ pub struct RunReport {
     pub seed: u64,
     /// The kinds of chunking replayed.
     pub splits: Vec<String>,
+    /// The form of every finding's replay command, stored once ([`derived`]).
+    pub replay: ReplayTemplate,
     /// The counts.
     pub summary: Summary,
     /// The failing bug cases grouped into root causes, worst first (`specs/runner.md` §9):

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use super::json::SCHEMA;
+use super::replay::ReplayTemplate;
 use crate::judge::{Severity, Status, Verdict};
 
 /// The oldest `report.json` schema this reader understands.
@@ -61,6 +62,10 @@ pub struct SavedReport {
     /// The random cuts' seed.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The form of its replay commands (schema 7), which its findings' commands are left out
+    /// for ([`super::derived`]).
+    #[serde(default)]
+    pub replay: Option<ReplayTemplate>,
     /// The root causes of its failing bug cases, worst first (schema 5).
     #[serde(default)]
     pub root_causes: Vec<SavedRootCause>,
@@ -149,7 +154,8 @@ pub struct SavedCase {
     /// Replays run.
     #[serde(default)]
     pub replays: usize,
-    /// The stream replayed (or the definition's text).
+    /// The stream replayed (or the definition's text); from schema 7, the built-in corpus's
+    /// when `report.json` leaves it out ([`super::derived`]).
     #[serde(default)]
     pub stream: String,
     /// What else the reader should know.
@@ -178,6 +184,9 @@ pub struct SavedFinding {
     /// The chunking's label (`whole`, `cut@12`, …).
     #[serde(default)]
     pub splitting: String,
+    /// The chunking's kind (`whole`, `single`, …).
+    #[serde(default)]
+    pub kind: String,
     /// The chunk vector, as `--chunks` reads it.
     #[serde(default)]
     pub chunks: String,
@@ -190,7 +199,8 @@ pub struct SavedFinding {
     /// The labelled diff.
     #[serde(default)]
     pub diff: String,
-    /// The command that replays it (schema 3).
+    /// The command that replays it (schema 3; from schema 7, the report's `replay` template
+    /// filled in when `report.json` leaves it out).
     #[serde(default)]
     pub replay: Option<String>,
 }
@@ -224,7 +234,9 @@ impl SavedReport {
                 found: schema,
             });
         }
-        serde_json::from_str(text).map_err(shape)
+        let mut report = serde_json::from_str(text).map_err(shape)?;
+        super::derived::restore(&mut report);
+        Ok(report)
     }
 
     /// The counts of its cases.

@@ -116,9 +116,11 @@ pub fn rewrite(dir: &Path) -> Result<Rewritten, RewriteError> {
         steady_scaling_words(&mut report, &mut edits);
         rename_root_cause_ids(&mut report, &mut edits);
         store_outputs_once(&mut report);
+        add_replay_template(&mut report);
         report["schema"] = Value::from(super::json::SCHEMA);
     }
     one_replay_per_series(&mut report);
+    super::derived::strip(&mut report);
     write_if_changed(&report_path, &layout(&report), &mut done)?;
 
     let junit = dir.join("junit.xml");
@@ -192,6 +194,66 @@ fn take_timings(report: &mut Value) -> Option<Timings> {
         replays_per_second,
         cases,
     })
+}
+
+/// The `replay` template (schema 7) read off the replay command of a finding that names a
+/// chunk vector, as `tch run` writes one (`tch run … --case CASE … --chunks CHUNKS …`), and
+/// put after `splits`; none when no finding has such a command (then every command stays).
+/// [`super::derived::strip`] then leaves out each command the template gives, and keeps the
+/// others as they are.
+fn add_replay_template(report: &mut Value) {
+    if report.get("replay").is_some() {
+        return;
+    }
+    let template = report
+        .get("cases")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find_map(|case| {
+            let id = case.get("case")?.as_str()?;
+            case.get("findings")?.as_array()?.iter().find_map(|finding| {
+                template_of(
+                    finding.get("replay")?.as_str()?,
+                    id,
+                    finding.get("chunks")?.as_str()?,
+                )
+            })
+        });
+    let (Some(template), Some(object)) = (template, report.as_object_mut()) else {
+        return;
+    };
+    let old = std::mem::take(object);
+    for (key, value) in old {
+        let after = key == "splits";
+        object.insert(key, value);
+        if after {
+            object.insert("replay".to_owned(), serde_json::json!(template));
+        }
+    }
+    if !object.contains_key("replay") {
+        object.insert("replay".to_owned(), serde_json::json!(template));
+    }
+}
+
+/// The template of `command`, the replay of `case` under `chunks`, when it has the form
+/// `… --case CASE … --chunks CHUNKS …` (each word as [`super::shell_quote`] writes it).
+fn template_of(command: &str, case: &str, chunks: &str) -> Option<super::ReplayTemplate> {
+    let braces = |text: &str| text.replace('{', "{{").replace('}', "}}");
+    let case_word = format!(" --case {}", super::shell_quote(case));
+    let chunks_word = format!(" --chunks {}", super::shell_quote(chunks));
+    let (head, rest) = command.split_once(&case_word)?;
+    let (middle, tail) = rest.split_once(&chunks_word)?;
+    let template = super::ReplayTemplate {
+        command: format!(
+            "{} --case {{case}}{}{{chunks}}{}",
+            braces(head),
+            braces(middle),
+            braces(tail)
+        ),
+        chunks: " --chunks {chunks}".to_owned(),
+    };
+    (template.fill(case, Some(chunks)) == command).then_some(template)
 }
 
 /// Each scaling case counted as one replay, its series, as `tch run` now counts it (R6.6: how
@@ -472,7 +534,13 @@ mod tests {
             "cases": [
                 {"case": "hermes/x", "dialect": "hermes", "status": "failed", "replays": 3,
                  "seconds": 0.5, "stream": "s",
-                 "findings": [{"verdicts": ["wrong-call"], "events": [call]}]},
+                 "findings": [
+                    {"verdicts": ["wrong-call"], "kind": "whole", "chunks": "1", "events": [call],
+                     "replay": "tch run --case hermes/x --seed 1 --report-dir 'r{x}' -- c"},
+                    {"verdicts": ["lost-text"], "kind": "single", "chunks": "1,3", "events": [call],
+                     "replay": "tch run --case hermes/x --seed 1 --chunks 1,3 --report-dir 'r{x}' -- c"},
+                    {"verdicts": ["order"], "kind": "single", "chunks": "2,2", "events": [call],
+                     "replay": "a command of another form"}]},
                 {"case": "hermes/scaling/prose", "dialect": "hermes", "status": "passed",
                  "replays": 11, "seconds": 2.0,
                  "scaling": {"dialect": "hermes", "family": "prose", "chunkBytes": 64,
@@ -495,6 +563,20 @@ mod tests {
         assert_eq!(written["summary"].get("seconds"), None);
         assert_eq!(written["cases"][0].get("seconds"), None);
         assert_eq!(written["outputs"], json!([[call.replace("call_9x", "#1")]]));
+        assert_eq!(
+            written["replay"],
+            json!({"command": "tch run --case {case} --seed 1{chunks} --report-dir 'r{{x}}' -- c",
+                   "chunks": " --chunks {chunks}"})
+        );
+        let findings = &written["cases"][0]["findings"];
+        assert_eq!(findings[0].get("replay"), None, "the template gives it");
+        assert_eq!(findings[1].get("replay"), None, "the template gives it");
+        assert_eq!(findings[2]["replay"], "a command of another form");
+        let read = super::super::read::SavedReport::load(&dir.join("report.json")).expect("read");
+        assert_eq!(
+            read.cases[0].findings[1].replay.as_deref(),
+            Some("tch run --case hermes/x --seed 1 --chunks 1,3 --report-dir 'r{x}' -- c")
+        );
         assert_eq!(written["cases"][1]["replays"], 1, "a series is one replay");
         assert_eq!(written["summary"]["replays"], 4);
         assert_eq!(

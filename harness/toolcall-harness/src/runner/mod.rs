@@ -6,7 +6,6 @@
 
 pub mod definitions;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Instant;
@@ -169,7 +168,6 @@ struct Work<'a> {
     definition_cases: &'a [DefinitionCase],
     tools: &'a Arc<Registry>,
     options: &'a RunOptions,
-    next: AtomicUsize,
     reports: Mutex<Vec<Option<CaseReport>>>,
 }
 
@@ -185,19 +183,18 @@ impl<'a> Work<'a> {
             definition_cases,
             tools,
             options,
-            next: AtomicUsize::new(0),
             reports: Mutex::new(vec![None; cases.len() + definition_cases.len()]),
         }
     }
 
-    fn claim(&self) -> Option<usize> {
-        let index = self.next.fetch_add(1, Ordering::Relaxed);
-        (index < self.cases.len() + self.definition_cases.len()).then_some(index)
-    }
-
     /// Runs every case, `options.jobs` at a time: each job makes its candidate with `start`,
-    /// runs the cases it claims with `run_item`, then hands the candidate to `stop`. The
+    /// runs its share of the cases with `run_item`, then hands the candidate to `stop`. The
     /// reports come back in the cases' order.
+    ///
+    /// Job `j` of `n` runs cases `j`, `j + n`, `j + 2n`, … in order (R1.2), not whichever is
+    /// next when it is free: which process runs a case, after which others, is then the same
+    /// in every run, so a candidate whose answers depend on its process's history (a JIT's
+    /// warmth, a cache) gives the same answers in every run, and a report that diffs.
     fn in_parallel<J>(
         &self,
         start: impl Fn() -> J + Sync,
@@ -206,10 +203,13 @@ impl<'a> Work<'a> {
         on_case: &(dyn Fn(&CaseReport) + Sync),
     ) -> Vec<CaseReport> {
         thread::scope(|scope| {
-            for _ in 0..self.options.jobs.max(1) {
-                scope.spawn(|| {
+            let jobs = self.options.jobs.max(1);
+            let total = self.cases.len() + self.definition_cases.len();
+            for first in 0..jobs {
+                let (start, run_item, stop) = (&start, &run_item, &stop);
+                scope.spawn(move || {
                     let mut job = start();
-                    while let Some(index) = self.claim() {
+                    for index in (first..total).step_by(jobs) {
                         let started = Instant::now();
                         let mut report = run_item(self, index, &mut job);
                         report.seconds = started.elapsed().as_secs_f64();
