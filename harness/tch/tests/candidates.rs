@@ -951,7 +951,7 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     assert!(
         report["replay"]["command"]
             .as_str()
-            .is_some_and(|c| c.starts_with("tch run --case {case} ")),
+            .is_some_and(|c| c.starts_with("tch run --case {case}")),
         "{}",
         report["replay"]
     );
