@@ -977,7 +977,10 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     let short_call = case_in(&report, "hermes/short-call");
     assert_eq!(short_call["severity"], "high", "{short_call}");
     let case = &report["cases"].as_array().expect("cases")[0];
-    assert!(case.get("stream").is_none(), "a built-in case's stream: {case}");
+    assert!(
+        case.get("stream").is_none(),
+        "a built-in case's stream: {case}"
+    );
     // Time is in timings.json, not in the report (R6.6).
     assert!(case.get("seconds").is_none(), "{case}");
     assert!(case["tally"]["whole"]["passed"].is_number(), "{case}");
@@ -998,7 +1001,11 @@ fn findings_say_their_layer_and_reports_carry_what_a_reader_needs() {
     for case in &saved.cases {
         for finding in &case.findings {
             let realism = finding.realism.as_deref().unwrap_or_default();
-            assert!(["realistic", "synthetic"].contains(&realism), "{}", case.case);
+            assert!(
+                ["realistic", "synthetic"].contains(&realism),
+                "{}",
+                case.case
+            );
             if finding.splitting == "per-char" && case.stream.contains("<tool_call>") {
                 assert_eq!(realism, "synthetic", "{}", case.case);
             }

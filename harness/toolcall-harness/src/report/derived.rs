@@ -124,7 +124,10 @@ mod tests {
         assert!(cases[0]["findings"][1].get("replay").is_none());
         assert_eq!(cases[0]["findings"][2]["replay"], "a hand-made command");
         assert_eq!(cases[1]["stream"], "s", "no built-in case of that id");
-        assert_eq!(cases[2]["stream"], "another stream", "not the built-in stream");
+        assert_eq!(
+            cases[2]["stream"], "another stream",
+            "not the built-in stream"
+        );
 
         // Reading restores them.
         let read = SavedReport::parse(&report.to_string(), "r").expect("a report");

@@ -212,13 +212,16 @@ fn add_replay_template(report: &mut Value) {
         .flatten()
         .find_map(|case| {
             let id = case.get("case")?.as_str()?;
-            case.get("findings")?.as_array()?.iter().find_map(|finding| {
-                template_of(
-                    finding.get("replay")?.as_str()?,
-                    id,
-                    finding.get("chunks")?.as_str()?,
-                )
-            })
+            case.get("findings")?
+                .as_array()?
+                .iter()
+                .find_map(|finding| {
+                    template_of(
+                        finding.get("replay")?.as_str()?,
+                        id,
+                        finding.get("chunks")?.as_str()?,
+                    )
+                })
         });
     let (Some(template), Some(object)) = (template, report.as_object_mut()) else {
         return;

@@ -298,8 +298,7 @@ pub fn measure(
             // judged sizes' fastest of rounds too: a stretch of noise on one size timed
             // earlier (a slower middle size) must not hide a growth that the next doubling
             // would show, which turned `superlinear` into `passed` from one run to the next.
-            if suspect || retimed || !retime_judged(&mut series, feed, dialect, family, options)?
-            {
+            if suspect || retimed || !retime_judged(&mut series, feed, dialect, family, options)? {
                 break;
             }
             retimed = true;
@@ -518,13 +517,15 @@ mod tests {
             stretch_at: 0,
             stretched: false,
         };
-        let quiet = measure(&mut quiet, Dialect::Hermes, Family::Prose, &options).expect("modelled");
+        let quiet =
+            measure(&mut quiet, Dialect::Hermes, Family::Prose, &options).expect("modelled");
         assert!(quiet.superlinear(), "{}", quiet.table());
         let mut noisy = LateQuadratic {
             stretch_at: 128 << 10,
             stretched: false,
         };
-        let series = measure(&mut noisy, Dialect::Hermes, Family::Prose, &options).expect("modelled");
+        let series =
+            measure(&mut noisy, Dialect::Hermes, Family::Prose, &options).expect("modelled");
         assert!(noisy.stretched);
         assert!(series.superlinear(), "{}", series.table());
     }
