@@ -130,10 +130,16 @@ fn matrix_lays_out_candidates_across_and_cases_down() {
     // apart.
     let groups = |at: usize| -> Vec<u64> {
         let sizes = data["dialects"][at]["groups"].as_array().expect("groups");
-        sizes.iter().map(|size| size.as_u64().expect("a size")).collect()
+        sizes
+            .iter()
+            .map(|size| size.as_u64().expect("a size"))
+            .collect()
     };
     let (hermes, tag) = (groups(0), groups(1));
-    assert_eq!(hermes.iter().filter(|&&size| size != 1).collect::<Vec<_>>(), [&4]);
+    assert_eq!(
+        hermes.iter().filter(|&&size| size != 1).collect::<Vec<_>>(),
+        [&4]
+    );
     assert!(tag.iter().all(|&size| size == 1), "{tag:?}");
     let first: u64 = hermes.iter().take_while(|&&size| size == 1).sum();
     let rows = data["rows"].as_array().expect("rows");

@@ -90,12 +90,6 @@ impl Cell<'_> {
     }
 }
 
-/// A run of rows shown as one, or a row on its own.
-enum Group<'m, 'r> {
-    Single(&'m Row<'r>),
-    Merged(&'m [Row<'r>]),
-}
-
 impl<'r> Matrix<'r> {
     fn of(reports: &'r [SavedReport]) -> Matrix<'r> {
         let mut dialects: Vec<DialectRows<'r>> = Vec::new();
@@ -265,14 +259,7 @@ impl<'r> Matrix<'r> {
                 .enumerate()
                 .map(|(column, report)| dialect.passed_line(column, report))
                 .collect();
-            let groups: Vec<usize> = dialect
-                .groups()
-                .iter()
-                .map(|group| match group {
-                    Group::Single(_) => 1,
-                    Group::Merged(members) => members.len(),
-                })
-                .collect();
+            let groups = dialect.groups();
             dialects.push(json!({ "name": dialect.name, "counts": counts, "groups": groups }));
             for row in &dialect.rows {
                 let row_index = rows.len();
@@ -302,7 +289,7 @@ impl<'r> Matrix<'r> {
 }
 
 /// The distinct faces of the table's cells, each packed once: a matrix of thousands of cells
-/// shows a few dozen.
+/// shows a few hundred (359 for the four committed reports' 7,048).
 #[derive(Default)]
 struct Looks {
     faces: Vec<Value>,
@@ -332,8 +319,9 @@ impl Looks {
 }
 
 impl<'r> DialectRows<'r> {
-    /// Its rows, runs of [`MIN_MERGED_ROWS`] or more alike for every candidate folded.
-    fn groups(&self) -> Vec<Group<'_, 'r>> {
+    /// The sizes of its rows' groups in order: a run of [`MIN_MERGED_ROWS`] or more alike for
+    /// every candidate is one folded group, any other row a group of 1.
+    fn groups(&self) -> Vec<usize> {
         let keys: Vec<Vec<(&str, String)>> = self
             .rows
             .iter()
@@ -347,9 +335,9 @@ impl<'r> DialectRows<'r> {
                 .take_while(|key| **key == keys[start])
                 .count();
             if run >= MIN_MERGED_ROWS {
-                groups.push(Group::Merged(&self.rows[start..start + run]));
+                groups.push(run);
             } else {
-                groups.extend(self.rows[start..start + run].iter().map(Group::Single));
+                groups.extend(std::iter::repeat_n(1, run));
             }
             start += run;
         }
@@ -802,16 +790,9 @@ mod tests {
         assert!(html.contains("<span class=\"name\">q</span>"));
         assert!(html.contains("<noscript>"));
         let data = blob(&html);
-        let names = |d: &Value| d["name"].as_str().map(str::to_owned);
-        let dialects: Vec<_> = data["dialects"]
-            .as_array()
-            .expect("dialects")
-            .iter()
-            .collect();
-        assert_eq!(
-            dialects.iter().map(|d| names(d)).collect::<Vec<_>>(),
-            [Some("hermes".to_owned()), Some("tag".to_owned())]
-        );
+        let dialects = data["dialects"].as_array().expect("dialects");
+        let names: Vec<&Value> = dialects.iter().map(|d| &d["name"]).collect();
+        assert_eq!(names, [&json!("hermes"), &json!("tag")]);
         assert_eq!(dialects[0]["counts"], json!(["1/2 passed", "2/2 passed"]));
         assert_eq!(dialects[1]["counts"], json!(["1/1 passed", "n/a"]));
         assert_eq!(dialects[0]["groups"], json!([1, 1, 1]));
@@ -827,7 +808,7 @@ mod tests {
                 let looks = row["looks"].as_array().expect("one per column");
                 looks
                     .iter()
-                    .map(|&ref at| data["looks"][at.as_u64().expect("index") as usize].clone())
+                    .map(|at| data["looks"][at.as_u64().expect("index") as usize].clone())
                     .collect()
             })
             .collect();
