@@ -6,8 +6,9 @@ only.
     python3 reports/browser/test_matrix.py PAGE.html --expect-case CASE \\
         --expect-candidate NAME --screenshot OUT.png
 
-Opens PAGE.html from disk (file://) and checks: the page's packed details unpack in the
-browser, the column headers are the candidates they name (NAME among them), the row of CASE
+Opens PAGE.html from disk (file://) and checks: the page's packed document unpacks in the
+browser, the column headers are the candidates it names (NAME among them), the script built a
+row per packed case and a button per packed cell, the row of CASE
 is there, some rows are folded into a merged row and a click unfolds them, the page fetched
 nothing (no network), a click on CASE's cell under NAME (a
 failing one) opens the detail panel with its verdicts, diff and replay command and moves the
@@ -183,6 +184,24 @@ def run_checks(driver, page, case, candidate, screenshot):
         " window.tchMatrix.then(d => done(d.candidates), e => done('not unpacked: ' + e));"
     )
     check(headers == blob and headers, f"the column headers are the candidates: {headers}")
+    # The rows are packed too: the script builds one per case before window.tchMatrix resolves.
+    built = driver.script(
+        "return {rows: document.querySelectorAll('#matrix tr[data-case]').length,"
+        " cells: document.querySelectorAll('#matrix button[data-cell]').length};"
+    )
+    packed = driver.async_script(
+        "const done = arguments[arguments.length - 1];"
+        " window.tchMatrix.then(d => done({rows: d.rows.length, cells: d.cells.length}));"
+    )
+    check(built == packed and built["rows"], f"the script built every packed row and cell: {built}")
+    timing = driver.script(
+        "const built = performance.getEntriesByName('tch-table-built');"
+        " const page = performance.getEntriesByType('navigation')[0];"
+        " return {built: built.length ? built[0].startTime : null,"
+        " loaded: page ? page.loadEventEnd : null};"
+    )
+    # A measure for the reader, never a verdict: wall time depends on the machine.
+    print(f"info: table built {timing['built']} ms, load event {timing['loaded']} ms after navigation start")
     check(candidate in headers, f"candidate {candidate!r} has a column")
     column = headers.index(candidate)
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{root, stdout, tch};
+use serde_json::Value;
 
 const FIXTURES: &str = "harness/tch/tests/fixtures/reports";
 
@@ -42,31 +43,24 @@ fn three_candidates(dir: &Path) -> String {
     fs::read_to_string(page).expect("the page is written")
 }
 
-/// The text of the button of `case` under the candidate of `column` (its tags dropped), with
-/// its class.
+/// The document packed in the page: its table's rows and its cells' details (M2.5).
+fn packed(html: &str) -> Value {
+    toolcall_harness::report::matrix::packed_document(html).expect("the page's packed document")
+}
+
+/// The class and text of the cell of `case` under the candidate of `column`, as the page's
+/// script shows them.
 fn cell(html: &str, case: &str, column: usize) -> (String, String) {
-    let row_start = html
-        .find(&format!("<tr data-case=\"{case}\""))
+    let data = packed(html);
+    let row = data["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|row| row["case"] == case)
         .unwrap_or_else(|| panic!("no row for {case}"));
-    let row = &html[row_start..row_start + html[row_start..].find("</tr>").expect("row end")];
-    let button = row
-        .find(&format!("data-candidate=\"{column}\""))
-        .expect("the cell");
-    let class_start = row[..button].rfind("class=\"cell ").expect("its class") + 12;
-    let class = &row[class_start..class_start + row[class_start..].find('"').expect("quote")];
-    let inner_start = button + row[button..].find('>').expect("tag end") + 1;
-    let inner = &row[inner_start..inner_start + row[inner_start..].find("</button>").expect("end")];
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in inner.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    (class.to_owned(), text)
+    let look = &data["looks"][row["looks"][column].as_u64().expect("a face") as usize];
+    let text = |at: usize| look[at].as_str().expect("a string").to_owned();
+    (text(0), text(1))
 }
 
 #[test]
@@ -90,9 +84,10 @@ fn matrix_lays_out_candidates_across_and_cases_down() {
     );
     assert!(html.contains("<span class=\"count\">8/10 passed</span>"));
     // Dialects in the order they first appear, each a row of its own with its pass counts.
-    let hermes = html.find("id=\"dialect-hermes\"").expect("hermes");
-    let tag = html.find("id=\"dialect-tag\"").expect("tag");
-    assert!(hermes < tag);
+    let data = packed(&html);
+    assert_eq!(data["dialects"][0]["name"], "hermes");
+    assert_eq!(data["dialects"][1]["name"], "tag");
+    assert_eq!(data["dialects"].as_array().map(Vec::len), Some(2));
     // Severity first, then at most three verdicts; known failures, n/a and not run say so.
     let cases = [
         (
@@ -131,15 +126,30 @@ fn matrix_lays_out_candidates_across_and_cases_down() {
             "{case} under column {column}"
         );
     }
-    // The four cases every candidate passes fold into one row; their rows wait, hidden.
-    assert!(html.contains("aria-expanded=\"false\">4 cases: identical</button>"));
+    // The four cases every candidate passes fold into one row; two alike (the tag cases) stay
+    // apart.
+    let groups = |at: usize| -> Vec<u64> {
+        let sizes = data["dialects"][at]["groups"].as_array().expect("groups");
+        sizes
+            .iter()
+            .map(|size| size.as_u64().expect("a size"))
+            .collect()
+    };
+    let (hermes, tag) = (groups(0), groups(1));
+    assert_eq!(
+        hermes.iter().filter(|&&size| size != 1).collect::<Vec<_>>(),
+        [&4]
+    );
+    assert!(tag.iter().all(|&size| size == 1), "{tag:?}");
+    let first: u64 = hermes.iter().take_while(|&&size| size == 1).sum();
+    let rows = data["rows"].as_array().expect("rows");
+    let members: Vec<&str> = rows[first as usize..first as usize + 4]
+        .iter()
+        .map(|row| row["case"].as_str().expect("id"))
+        .collect();
     for case in ["hermes/empty-stream", "hermes/opener-with-space-is-text"] {
-        assert!(html.contains(&format!(
-            "<tr data-case=\"{case}\" data-member-of=\"1\" hidden>"
-        )));
+        assert!(members.contains(&case), "{members:?}");
     }
-    // Two alike (the tag cases) stay apart.
-    assert_eq!(html.matches("class=\"merged\"").count(), 1);
     // Self-contained: nothing fetched, no external stylesheet, script or font.
     for outside in ["<link", " src=", "@import", "url(", "http://", "https://"] {
         assert!(
@@ -148,9 +158,7 @@ fn matrix_lays_out_candidates_across_and_cases_down() {
         );
     }
     // The details: reasons, replay commands and diffs are in the page's packed data.
-    let details = toolcall_harness::report::matrix::details(&html)
-        .expect("the page's details")
-        .to_string();
+    let details = data["cells"].to_string();
     assert!(details.contains("upstream #123: drops text after a call"));
     assert!(details.contains(
         "tch run --case hermes/back-to-back-calls --chunks 1,163 --report-dir \
