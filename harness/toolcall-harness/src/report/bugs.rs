@@ -1,8 +1,9 @@
 //! One Markdown page per root cause (`bugs/NN-slug.md`, `specs/runner.md` R9.6) and their
 //! index (`bugs/README.md`): what a maintainer needs to file and fix one bug, from the minimal
-//! replay [`crate::triage`] found. When the candidate's hello gives a [`Reproduction`]
-//! program, the folder holds it once ([`super::reproduce`]) and each page the command that
-//! runs it on the page's minimal stream, through the parser without `tch`.
+//! replay [`crate::triage`] found. When the candidate's hello gives a
+//! [`crate::protocol::Reproduction`] program, the folder holds it once ([`super::reproduce`])
+//! and each page the command that runs it on the page's minimal stream, through the parser
+//! without `tch`.
 
 use std::fmt::Write as _;
 use std::fs;
