@@ -112,12 +112,17 @@ impl<'a> Folder<'a> {
     }
 
     /// The files to write into the folder, `(name, contents)`: the program, then each tool
-    /// list as a JSON array.
+    /// list as a JSON array, a tool per line (compact, and a changed tool is a changed line).
     pub fn files(&self) -> Vec<(String, String)> {
         let mut files = vec![(self.program.file.clone(), self.reproduction.program.clone())];
         for (n, tools) in self.tool_lists.iter().enumerate() {
-            let text = serde_json::to_string_pretty(tools).unwrap_or_default();
-            files.push((tools_file(n + 1), text + "\n"));
+            let lines: Vec<String> = tools.iter().map(json_text).collect();
+            let text = if lines.is_empty() {
+                "[]\n".to_owned()
+            } else {
+                format!("[\n{}\n]\n", lines.join(",\n"))
+            };
+            files.push((tools_file(n + 1), text));
         }
         files
     }
@@ -172,10 +177,20 @@ mod tests {
         let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["reproduce.py", "tools-1.json", "tools-2.json"]);
         assert_eq!(files[0].1, "print(1)\n");
-        let listed: serde_json::Value = serde_json::from_str(&files[2].1).expect("JSON");
         assert_eq!(
-            listed,
-            json!([{"name": "b", "description": "", "inputSchema": {}}])
+            files[2].1,
+            "[\n{\"name\":\"b\",\"description\":\"\",\"inputSchema\":{}}\n]\n"
         );
+        let mut empty = Folder::new(&reproduction);
+        empty.command("hermes", "", &[], vec![tool("a"), tool("b")]);
+        empty.command("hermes", "", &[], Vec::new());
+        let files = empty.files();
+        let two: serde_json::Value = serde_json::from_str(&files[1].1).expect("JSON");
+        assert_eq!(
+            two,
+            json!([{"name": "a", "description": "", "inputSchema": {}},
+                   {"name": "b", "description": "", "inputSchema": {}}])
+        );
+        assert_eq!(files[2].1, "[]\n");
     }
 }
