@@ -402,12 +402,13 @@ class Session {
 }
 
 // P2.8: the standalone reproduction, reproduction.mjs.tmpl with the adapter's own prefill
-// reading written in (tch fills {{DIALECT}}, {{PREFILL}}, {{CHUNKS}} and {{TOOLS}}).
+// reading written in: a complete program that reads the dialect, prefill, chunks and tools as
+// one JSON object on stdin.
 function reproduction() {
-  const template = readFileSync(new URL('./reproduction.mjs.tmpl', import.meta.url), 'utf8');
+  const program = readFileSync(new URL('./reproduction.mjs.tmpl', import.meta.url), 'utf8');
   return {
     language: 'js',
-    template: template.replace('@ADAPTER_PREFILL_FUNCTION@', () => prefillEndsInReasoning.toString()),
+    program: program.replace('@ADAPTER_PREFILL_FUNCTION@', () => prefillEndsInReasoning.toString()),
   };
 }
 

@@ -1,5 +1,5 @@
-// The reproduction the adapter's hello carries (specs/protocol.md P2.8): it renders to a
-// program that runs on the installed package and prints the parsers' own stream parts.
+// The reproduction the adapter's hello carries (specs/protocol.md P2.8): a program that reads one
+// reply as JSON on stdin, runs on the installed package and prints the parsers' own stream parts.
 //
 //   npm ci --prefix adapters/ai-sdk-tool-parser
 //   node --test adapters/ai-sdk-tool-parser/
@@ -23,34 +23,26 @@ function hello() {
   return JSON.parse(lines[0]);
 }
 
-// What tch does with the template: each placeholder replaced by JSON text.
-function render(template, values) {
-  return Object.entries(values).reduce(
-    (text, [name, value]) => text.replaceAll(`{{${name}}}`, () => JSON.stringify(value)),
-    template,
-  );
-}
-
-test('the hello serves hermes, qwen3-coder and longcat and carries a complete template', () => {
+test('the hello serves hermes, qwen3-coder and longcat and carries a complete program', () => {
   const reply = hello();
   assert.deepEqual(reply.dialects, ['hermes', 'qwen3-coder', 'longcat']);
+  assert.deepEqual(Object.keys(reply.reproduction).sort(), ['language', 'program']);
   assert.equal(reply.reproduction.language, 'js');
-  for (const name of ['DIALECT', 'PREFILL', 'CHUNKS', 'TOOLS']) {
-    assert.ok(reply.reproduction.template.includes(`{{${name}}}`), name);
-  }
-  assert.ok(!reply.reproduction.template.includes('@ADAPTER_'));
+  assert.ok(!reply.reproduction.program.includes('{{'), 'no placeholder: it reads stdin');
+  assert.ok(!reply.reproduction.program.includes('@ADAPTER_'));
 });
 
 const TOOLS = [{ name: 'get_weather', description: 'Weather.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } }];
 
-// The rendered program's output for one reply.
-function runReproduction(values) {
-  const program = render(hello().reproduction.template, { ...values, TOOLS });
+// The program's output for one reply, given on stdin as a bug page's command gives it.
+function runReproduction(reply) {
+  const program = hello().reproduction.program;
   // Next to node_modules, so that its imports resolve as in a maintainer's project.
   const file = here(`./.reproduction-test-${process.pid}.mjs`);
   writeFileSync(file, program);
   try {
-    const done = spawnSync('node', [file], { encoding: 'utf8', timeout: 60000 });
+    const input = JSON.stringify({ ...reply, tools: TOOLS });
+    const done = spawnSync('node', [file], { input, encoding: 'utf8', timeout: 60000 });
     assert.equal(done.status, 0, done.stderr);
     return done.stdout;
   } finally {
@@ -62,9 +54,9 @@ const PARIS_CALL = /"type":"tool-call","toolCallId":"[^"]*","toolName":"get_weat
 
 test('it renders and runs', () => {
   const stdout = runReproduction({
-    DIALECT: 'hermes',
-    PREFILL: '<think>\n',
-    CHUNKS: ['a plan</think>Sure. <tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</tool_call>'],
+    dialect: 'hermes',
+    prefill: '<think>\n',
+    chunks: ['a plan</think>Sure. <tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</tool_call>'],
   });
   assert.match(stdout, /startWithReasoning: true/);
   assert.match(stdout, /"type":"reasoning-delta","delta":"a plan"/);
@@ -74,9 +66,9 @@ test('it renders and runs', () => {
 
 test('it renders and runs for longcat, with LongCat\'s tags', () => {
   const stdout = runReproduction({
-    DIALECT: 'longcat',
-    PREFILL: '<longcat_assistant><longcat_think>\n',
-    CHUNKS: ['a plan</longcat_think>Sure. <longcat_tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</longcat_tool_call>'],
+    dialect: 'longcat',
+    prefill: '<longcat_assistant><longcat_think>\n',
+    chunks: ['a plan</longcat_think>Sure. <longcat_tool_call>{"name": "get_weather", ', '"arguments": {"city": "Paris"}}</longcat_tool_call>'],
   });
   assert.match(stdout, /tagName: 'longcat_think', startWithReasoning: true/);
   assert.match(stdout, /"type":"reasoning-delta","delta":"a plan"/);

@@ -482,12 +482,13 @@ def streaming_error_response(message, err_type="BadRequestError", status_code=40
 
 def reproduction():
     """P2.8: the standalone reproduction, `reproduction.py.tmpl` with this adapter's own
-    choices filled in (the dialect -> parsers table); tch fills `{{DIALECT}}`, `{{PREFILL}}`,
-    `{{CHUNKS}}` and `{{TOOLS}}`."""
+    choices filled in (the dialect -> parsers table): a complete program that reads the
+    dialect, prefill, chunks and tools as one JSON object on stdin."""
     with open(os.path.join(HERE, "reproduction.py.tmpl"), encoding="utf-8") as f:
-        template = f.read()
-    template = template.replace("@ADAPTER_PARSERS@", json.dumps(PARSERS, ensure_ascii=False))
-    return {"language": "python", "template": template}
+        program = f.read()
+    # The table as JSON in a raw triple-quoted string: no name or parser holds `"""` or `\`.
+    program = program.replace("@ADAPTER_PARSERS@", json.dumps(PARSERS, ensure_ascii=False))
+    return {"language": "python", "program": program}
 
 
 def serve(hello):

@@ -1,5 +1,5 @@
-"""The reproduction the adapter's hello carries (specs/protocol.md P2.8): it renders to a
-program that runs on the installed package and prints the parsers' own results. And the
+"""The reproduction the adapter's hello carries (specs/protocol.md P2.8): a program that reads
+one reply as JSON on stdin, runs on the installed package and prints the parsers' own results. And the
 adapter's answers: OpenAI chunks (`specs/protocol.md` §5) for a stream, the `chat.completion` object for the
 non-streaming request (P2.11, P5.7).
 
@@ -22,11 +22,11 @@ except ImportError:
     INSTALLED = False
 
 
-def render(template, dialect, prefill, chunks, tools):
-    """What tch does with the template: each placeholder replaced by JSON text."""
-    for name, value in (("DIALECT", dialect), ("PREFILL", prefill), ("CHUNKS", chunks), ("TOOLS", tools)):
-        template = template.replace("{{" + name + "}}", json.dumps(value, ensure_ascii=False))
-    return template
+def run_program(program, dialect, prefill, chunks, tools):
+    """What a bug page's command does: the program run on one JSON object on stdin."""
+    reply = {"dialect": dialect, "prefill": prefill, "chunks": chunks, "tools": tools}
+    return subprocess.run([sys.executable, "-c", program], input=json.dumps(reply, ensure_ascii=False),
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 
 @unittest.skipUnless(INSTALLED, "llm-router-utils is not installed (run with adapters/sglang/.venv/bin/python)")
@@ -42,13 +42,13 @@ class Reproduction(unittest.TestCase):
         self.assertEqual(len(lines), 1, "the hello is one line")
         return json.loads(lines[0])
 
-    def test_the_hello_carries_a_complete_template(self):
+    def test_the_hello_carries_a_complete_program(self):
         reproduction = self.hello()["reproduction"]
+        self.assertEqual(sorted(reproduction), ["language", "program"])
         self.assertEqual(reproduction["language"], "python")
-        template = reproduction["template"]
-        for placeholder in ("{{DIALECT}}", "{{PREFILL}}", "{{CHUNKS}}", "{{TOOLS}}"):
-            self.assertIn(placeholder, template)
-        self.assertNotIn("@ADAPTER_", template)
+        program = reproduction["program"]
+        self.assertNotIn("{{", program)  # no placeholder: it reads its input on stdin
+        self.assertNotIn("@ADAPTER_", program)
 
     def test_the_hello_lists_the_templates_that_always_open_reasoning(self):
         # P2.9: MiniMax-M2's and Step3's templates open reasoning in every prompt, and SGLang's
@@ -130,17 +130,16 @@ class Reproduction(unittest.TestCase):
         self.assertIn("surrogates not allowed", json.loads(lines[-3])["error"]["message"])
         self.assertEqual(lines.count("[DONE]"), 1)
 
-    def test_it_renders_and_runs(self):
-        template = self.hello()["reproduction"]["template"]
+    def test_it_runs_on_its_input(self):
+        program = self.hello()["reproduction"]["program"]
         # A registry tool, and a tool the stream calls that the registry lacks (P2.2: `{}`).
         tools = [{"name": "get_weather", "description": "Weather.",
                   "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}},
                                   "additionalProperties": False}},
                  {"name": "get_time", "description": "", "inputSchema": {}}]
-        program = render(template, "hermes", "<think>\n",
-                         ["a plan</think>Sure. <tool_call>{\"name\": \"get_weather\", ",
-                          "\"arguments\": {\"city\": \"Par\\\"is\"}}</tool_call>"], tools)
-        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+        done = run_program(program, "hermes", "<think>\n",
+                           ["a plan</think>Sure. <tool_call>{\"name\": \"get_weather\", ",
+                            "\"arguments\": {\"city\": \"Par\\\"is\"}}</tool_call>"], tools)
         self.assertEqual(done.returncode, 0, done.stderr)
         # The request declares exactly the `begin` tools.
         self.assertIn("FunctionCallParser(tool_call_parser='hermes'), 2 tools", done.stdout)
@@ -153,12 +152,11 @@ class Reproduction(unittest.TestCase):
     def test_a_tool_with_the_empty_schema_is_declared(self):
         # P2.2: `begin` declares the tools the stream calls that the registry lacks with
         # `inputSchema` `{}`; the request declares them (any object), so the call is kept.
-        template = self.hello()["reproduction"]["template"]
+        program = self.hello()["reproduction"]["program"]
         tools = [{"name": "get_time", "description": "", "inputSchema": {}}]
-        program = render(template, "hermes", "",
-                         ["<tool_call>", "{\"name\": \"get_time\", ", "\"arguments\": {}}",
-                          "</tool_call>"], tools)
-        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+        done = run_program(program, "hermes", "",
+                           ["<tool_call>", "{\"name\": \"get_time\", ", "\"arguments\": {}}",
+                            "</tool_call>"], tools)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("FunctionCallParser(tool_call_parser='hermes'), 1 tools", done.stdout)
         self.assertIn("name='get_time'", done.stdout)

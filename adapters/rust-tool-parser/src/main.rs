@@ -24,9 +24,9 @@ use tch_adapter_tool_parser::{dialects, Factories, Session, NAME};
 /// deployments table in.
 const REPRODUCTION: &str = include_str!("../reproduction.rs.tmpl");
 
-/// The hello's `reproduction`: the template with `@ADAPTER_DEPLOYMENTS@` replaced by the
-/// dialect table this adapter runs (`dialects::DIALECTS`), as Rust source; tch fills `{{DIALECT}}`, `{{PREFILL}}`,
-/// `{{CHUNKS}}` and `{{TOOLS}}`.
+/// The hello's `reproduction`: the program with `@ADAPTER_DEPLOYMENTS@` replaced by the
+/// dialect table this adapter runs (`dialects::DIALECTS`), as Rust source; it reads the
+/// dialect, prefill, chunks and tools as one JSON object on stdin.
 fn reproduction() -> Value {
     let rows: Vec<String> = dialects::DIALECTS
         .iter()
@@ -40,7 +40,7 @@ fn reproduction() -> Value {
     let table = format!("&[\n{}\n]", rows.join("\n"));
     json!({
         "language": "rust",
-        "template": REPRODUCTION.replace("@ADAPTER_DEPLOYMENTS@", &table),
+        "program": REPRODUCTION.replace("@ADAPTER_DEPLOYMENTS@", &table),
     })
 }
 
@@ -133,72 +133,53 @@ fn write_line(out: &mut impl Write, value: &Value) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write as _;
+    use std::process::Stdio;
     use std::{path::PathBuf, process::Command};
 
-    use serde_json::{json, Value};
-
-    /// What tch does with the template: each placeholder replaced by JSON text.
-    fn render(template: &str, values: &[(&str, Value)]) -> String {
-        values
-            .iter()
-            .fold(template.to_owned(), |text, (name, value)| {
-                text.replace(&format!("{{{{{name}}}}}"), &value.to_string())
-            })
-    }
+    use serde_json::json;
 
     #[test]
-    fn the_hello_carries_a_complete_template() {
+    fn the_hello_carries_a_complete_program() {
         let reproduction = super::reproduction();
         assert_eq!(reproduction["language"], "rust");
-        let Some(template) = reproduction["template"].as_str() else {
-            panic!("a string template")
+        let Some(program) = reproduction["program"].as_str() else {
+            panic!("a string program")
         };
-        for name in ["DIALECT", "PREFILL", "CHUNKS", "TOOLS"] {
-            assert!(template.contains(&format!("{{{{{name}}}}}")), "{name}");
-        }
-        assert!(!template.contains("@ADAPTER_"));
-        assert!(template.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>")),"#));
-        assert!(template.contains(r#"("glm-4.5", "zai-org/GLM-4.5", Some("glm45"), "#));
+        assert_eq!(reproduction.as_object().map(|o| o.len()), Some(2));
+        // No placeholder: it reads its input on stdin.
+        assert!(!program.contains("{{"));
+        assert!(!program.contains("@ADAPTER_"));
+        assert!(program.contains(r#"("hermes", "Qwen/Qwen3-8B", None, ("<think>", "</think>")),"#));
+        assert!(program.contains(r#"("glm-4.5", "zai-org/GLM-4.5", Some("glm45"), "#));
     }
 
-    /// Renders the template on a tiny stream and runs it as a crate of its own, built from the
+    /// Runs the program on a tiny stream given on stdin, as a crate of its own built from the
     /// `Cargo.toml` lines its first comment gives, with this crate's lock file and target
     /// directory (so the pinned crates are not built again), offline.
     #[test]
-    fn it_renders_and_runs() {
-        let template = super::reproduction()["template"]
+    fn it_runs_on_its_input() {
+        let program = super::reproduction()["program"]
             .as_str()
             .map(str::to_owned)
             .unwrap_or_default();
-        let program = render(
-            &template,
-            &[
-                ("DIALECT", json!("hermes")),
-                ("PREFILL", json!("<think>\n")),
-                (
-                    "CHUNKS",
-                    json!([
-                        "a plan</think>Sure.",
-                        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
-                    ]),
-                ),
-                (
-                    "TOOLS",
-                    json!([{"name": "get_weather", "description": "Weather.",
-                        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]),
-                ),
+        let input = json!({
+            "dialect": "hermes",
+            "prefill": "<think>\n",
+            "chunks": [
+                "a plan</think>Sure.",
+                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
             ],
-        );
+            "tools": [{"name": "get_weather", "description": "Weather.",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+        });
         let dependencies: Vec<&str> = program
             .lines()
             .skip_while(|line| *line != "// [dependencies]")
             .take_while(|line| *line != "//")
             .map(|line| line.trim_start_matches("// "))
             .collect();
-        assert!(
-            dependencies.len() > 1,
-            "the template names its dependencies"
-        );
+        assert!(dependencies.len() > 1, "the program names its dependencies");
         let manifest = env!("CARGO_MANIFEST_DIR");
         let dir =
             std::env::temp_dir().join(format!("tch-reproduction-test-{}", std::process::id()));
@@ -230,7 +211,19 @@ mod tests {
         if profile_dir.ends_with("release") {
             cargo.arg("--release");
         }
-        let done = cargo.output().unwrap();
+        let mut child = cargo
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let done = child.wait_with_output().unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         let stdout = String::from_utf8_lossy(&done.stdout);
         assert!(

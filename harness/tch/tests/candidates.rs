@@ -758,17 +758,23 @@ fn report_json(name: &str) -> serde_json::Value {
     serde_json::from_str(&text).expect("report.json is JSON")
 }
 
+/// The stderr of a `tch` run that must end before any replay, with status 2.
+fn refused(args: &[&str]) -> String {
+    let output = tch(args);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    stderr
+}
+
 #[test]
 fn unknown_dialect_names_in_a_hello_end_the_run() {
     // Item 1 of the judge issue: "Hermes" and "MD-FENCE" once made every case n/a, exit 0.
-    let output = tch(&[
+    let stderr = refused(&[
         "run",
         "--",
         "python3",
         "harness/tch/tests/fixtures/unknown_dialects.py",
     ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.contains("\"Hermes\", \"MD-FENCE\"")
@@ -776,7 +782,7 @@ fn unknown_dialect_names_in_a_hello_end_the_run() {
         "{stderr}"
     );
     // A candidate that speaks none of the selected dialects judges nothing: not a pass.
-    let output = tch(&[
+    let stderr = refused(&[
         "run",
         "--dialect",
         "tag",
@@ -784,9 +790,27 @@ fn unknown_dialect_names_in_a_hello_end_the_run() {
         "python3",
         "adapters/python/adapter.py",
     ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("speaks none of the selected"), "{stderr}");
+}
+
+#[test]
+fn a_hello_with_a_reproduction_template_ends_the_run_saying_what_changed() {
+    // P2.8: the first form of `reproduction`, placeholders each page filled in, would leave
+    // every page without its reproduction if it were dropped in silence.
+    let stderr = refused(&[
+        "run",
+        "--dialect",
+        "hermes",
+        "--",
+        "python3",
+        "harness/tch/tests/fixtures/reproduction_template.py",
+    ]);
+    assert!(
+        stderr.contains("`reproduction.template`")
+            && stderr.contains("give `reproduction.program`")
+            && stderr.contains("one JSON object on stdin"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use toolcall_harness::corpus::{Case, Selection};
 use toolcall_harness::dialect::Dialect;
 use toolcall_harness::judge::expect::{self, Expectations};
 use toolcall_harness::judge::{CaseReport, Verdict};
-use toolcall_harness::protocol::{Hello, ToolInfo};
+use toolcall_harness::protocol::Hello;
 use toolcall_harness::report::terminal::{
     TerminalOptions, print_divergences, print_failures, print_root_causes,
     print_scaling_near_threshold,
@@ -305,10 +305,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             },
         )
         .with_context(|| format!("cannot write reports to {}", report_dir.display()))?;
-    let tool_list = ToolInfo::list(&tools);
     let context = bugs::PageContext {
         hello: &hello,
-        tools: &tool_list,
+        registry: &tools,
     };
     bugs::write(
         &report_dir.join("bugs"),

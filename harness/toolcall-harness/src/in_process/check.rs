@@ -23,7 +23,7 @@ use crate::definitions::bundled_registry;
 use crate::dialect::Dialect;
 use crate::judge::CaseReport;
 use crate::judge::expect::{self, ExpectError, Expectations};
-use crate::protocol::{Hello, PROTOCOL_VERSION, ToolInfo};
+use crate::protocol::{Hello, PROTOCOL_VERSION};
 use crate::report::ReplayTemplate;
 use crate::report::terminal::{self, TerminalOptions};
 use crate::report::{self, CandidateInfo, ReportOptions, RootCauseCounts, RunReport, Summary};
@@ -487,10 +487,9 @@ fn write_reports(
     if bugs.exists() {
         std::fs::remove_dir_all(&bugs).map_err(failed)?;
     }
-    let tool_list = ToolInfo::list(tools);
     let context = report::bugs::PageContext {
         hello,
-        tools: &tool_list,
+        registry: tools,
     };
     report::bugs::write(&bugs, &run.root_causes, &context, &|root| {
         report::bugs::Pinned::of(root, cases)

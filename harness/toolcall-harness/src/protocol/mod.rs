@@ -197,8 +197,9 @@ pub struct Hello {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub starts_in_reasoning: Vec<String>,
-    /// How to replay a stream through the parser without `tch`: a program template that a
-    /// root cause's page fills in (`report::bugs`); absent when the adapter gives none.
+    /// How to replay a stream through the parser without `tch` (P2.8): a program that reads
+    /// one stream's inputs as JSON on stdin, which a bug folder holds once and each root
+    /// cause's page runs (`report::bugs`); absent when the adapter gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<Reproduction>,
     /// What it answers `chunk` and `end` with (P5.1): events, or OpenAI chunks that `tch`
@@ -215,17 +216,25 @@ fn is_events(output: &Output) -> bool {
     *output == Output::Events
 }
 
-/// A program that feeds one stream to the parser as the adapter does, without `tch`: its
-/// `template` has `{{DIALECT}}`, `{{PREFILL}}` (JSON strings), `{{CHUNKS}}` (a JSON array of
-/// the chunks) and `{{TOOLS}}` (a JSON array of `{"name", "description", "inputSchema"}`),
-/// each replaced with JSON text.
+/// A program that feeds one stream to the parser as the adapter does, without `tch` (P2.8):
+/// it reads one JSON object on stdin, `{"dialect", "prefill", "chunks", "tools"}` (`tch`'s
+/// dialect name, the `begin` prefill, the chunks in order, the `begin` tools), and prints what
+/// the parser returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reproduction {
     /// The program's language, as a Markdown fence names it (`python`).
     pub language: String,
-    /// The program, with the placeholders.
-    pub template: String,
+    /// The program's complete source text.
+    pub program: String,
 }
+
+/// What an adapter that still gives the hello's `reproduction` in its first form, a template
+/// with `{{DIALECT}}`-style placeholders, is told (P2.8): a template dropped in silence would
+/// leave every bug page without its reproduction.
+pub const REPRODUCTION_TEMPLATE_GONE: &str = "`reproduction.template` (a program with \
+     {{DIALECT}}, {{PREFILL}}, {{CHUNKS}} and {{TOOLS}} placeholders) is no longer read: give \
+     `reproduction.program`, the complete program, which reads {\"dialect\",\"prefill\",\
+     \"chunks\",\"tools\"} as one JSON object on stdin (specs/protocol.md P2.8)";
 
 /// One line from a candidate, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -268,6 +277,9 @@ impl Reply {
         let value: Value =
             serde_json::from_str(line).map_err(|e| ReplyError::NotJson(e.to_string()))?;
         match value.get("type").and_then(Value::as_str) {
+            Some("hello") if value.pointer("/reproduction/template").is_some() => {
+                Err(ReplyError::BadHello(REPRODUCTION_TEMPLATE_GONE.to_owned()))
+            }
             Some("hello") => serde_json::from_value(value)
                 .map(Reply::Hello)
                 .map_err(|e| ReplyError::BadHello(e.to_string())),
@@ -400,8 +412,8 @@ mod tests {
             Reply::parse(r#"{"type":"hello","protocol":1,"dialects":["md-fence"]}"#),
             Ok(Reply::Hello(Hello { protocol: 1, .. }))
         ));
-        // A reproduction template is read when given, and absent otherwise.
-        let with = r#"{"type":"hello","protocol":1,"dialects":[],"reproduction":{"language":"python","template":"c = {{CHUNKS}}"}}"#;
+        // A reproduction program is read when given, and absent otherwise.
+        let with = r#"{"type":"hello","protocol":1,"dialects":[],"reproduction":{"language":"python","program":"import json, sys\nprint(json.load(sys.stdin))\n"}}"#;
         let Ok(Reply::Hello(hello)) = Reply::parse(with) else {
             panic!("a hello");
         };
@@ -409,9 +421,28 @@ mod tests {
             hello.reproduction,
             Some(Reproduction {
                 language: "python".into(),
-                template: "c = {{CHUNKS}}".into()
+                program: "import json, sys\nprint(json.load(sys.stdin))\n".into()
             })
         );
+        // The first form, a template with placeholders, says what changed (P2.8).
+        let template = r#"{"type":"hello","protocol":1,"dialects":[],"reproduction":{"language":"python","template":"c = {{CHUNKS}}"}}"#;
+        let Err(ReplyError::BadHello(why)) = Reply::parse(template) else {
+            panic!("an error for the template form");
+        };
+        assert!(
+            why.contains("`reproduction.template`")
+                && why.contains("`reproduction.program`")
+                && why.contains("stdin")
+                && why.contains("P2.8"),
+            "{why}"
+        );
+        // A reproduction without its program is a bad hello, not one without a reproduction.
+        assert!(matches!(
+            Reply::parse(
+                r#"{"type":"hello","protocol":1,"dialects":[],"reproduction":{"language":"python"}}"#
+            ),
+            Err(ReplyError::BadHello(_))
+        ));
         assert!(matches!(
             Reply::parse(r#"{"type":"hello","protocol":1,"dialects":[]}"#),
             Ok(Reply::Hello(Hello {

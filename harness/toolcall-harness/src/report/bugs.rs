@@ -1,8 +1,9 @@
 //! One Markdown page per root cause (`bugs/NN-slug.md`, `specs/runner.md` R9.6) and their
 //! index (`bugs/README.md`): what a maintainer needs to file and fix one bug, from the minimal
-//! replay [`crate::triage`] found. When the candidate's hello has a
-//! [`Reproduction`] template, the page also has a program that replays the minimal stream
-//! through the parser without `tch`.
+//! replay [`crate::triage`] found. When the candidate's hello gives a
+//! [`crate::protocol::Reproduction`] program, the folder holds it once ([`super::reproduce`])
+//! and each page the command that runs it on the page's minimal stream, through the parser
+//! without `tch`.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -10,11 +11,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Replay;
+use super::reproduce::{Folder, Program};
 use crate::corpus::Case;
 use crate::event::Event;
 use crate::judge::Layer;
-use crate::protocol::{Hello, Reproduction, ToolInfo};
+use crate::protocol::{Hello, ToolInfo};
 use crate::split::Realism;
+use crate::tools::Registry;
 use crate::triage::RootCause;
 
 /// A spec rule a root cause's cases pin (their expected-events comments cite it).
@@ -66,10 +69,11 @@ impl Pinned {
 #[derive(Debug, Clone, Copy)]
 pub struct PageContext<'a> {
     /// The candidate's hello: its name (and version, as it gives them) and its reproduction
-    /// template.
+    /// program.
     pub hello: &'a Hello,
-    /// The tools every replay was begun with (`{{TOOLS}}`).
-    pub tools: &'a [ToolInfo],
+    /// The registry the run declared: with the tools a minimal stream calls, what its
+    /// replays were begun with (`specs/protocol.md` P2.2).
+    pub registry: &'a Registry,
 }
 
 /// How many member ids a page lists before `and N more`.
@@ -80,12 +84,24 @@ pub fn page_name(number: usize, root: &RootCause) -> String {
     format!("{number:02}-{}.md", root.slug)
 }
 
-/// The page of root cause number `number` (from 1), citing what its case pins.
+/// How a page reproduces its root cause without `tch`: the folder's program, and the
+/// command that runs it on the page's minimal stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Reproduce<'a> {
+    /// The program's file and how it runs.
+    pub program: &'a Program,
+    /// The command, from the folder ([`Folder::command`]).
+    pub command: &'a str,
+}
+
+/// The page of root cause number `number` (from 1), citing what its case pins, with its
+/// reproduction when the candidate gives one.
 pub fn render_page(
     number: usize,
     root: &RootCause,
     context: &PageContext<'_>,
     pinned: &Pinned,
+    reproduce: Option<Reproduce<'_>>,
 ) -> String {
     let rules = &pinned.rules;
     let mut page = String::new();
@@ -190,12 +206,16 @@ pub fn render_page(
         page.push_str("## Replay with tch\n\n");
         page.push_str(&fence(&root.replay, "sh"));
     }
-    if let Some(reproduction) = &context.hello.reproduction {
+    if let Some(reproduce) = reproduce {
         page.push_str("## Reproduce without tch\n\n");
-        page.push_str(&fence(
-            &reproduce(reproduction, root, &chunks, context.tools),
-            &reproduction.language,
-        ));
+        let _ = writeln!(
+            page,
+            "The candidate's own program, `{}` in this folder, feeds these chunks to the parser \
+             through its API alone and prints what it returns (its first lines say what to \
+             install; `specs/protocol.md` P2.8). In this folder:\n",
+            reproduce.program.file
+        );
+        page.push_str(&fence(reproduce.command, "sh"));
     }
     page
 }
@@ -231,8 +251,10 @@ pub fn render_index(roots: &[RootCause], context: &PageContext<'_>) -> String {
     index
 }
 
-/// Writes every root cause's page and the index into `dir` (created if needed); `pinned`
-/// gives each root cause what its shown case pins. Returns the files written, index last.
+/// Writes every root cause's page and the index into `dir` (created if needed), and, when the
+/// candidate gives a reproduction and there is a page, its program and the tool lists the
+/// pages' commands read, once each; `pinned` gives each root cause what its shown case pins.
+/// Returns the files written, index last.
 pub fn write(
     dir: &Path,
     roots: &[RootCause],
@@ -241,10 +263,43 @@ pub fn write(
 ) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let mut written = Vec::new();
+    let mut folder = context.hello.reproduction.as_ref().map(Folder::new);
     for (n, root) in roots.iter().enumerate() {
         let path = dir.join(page_name(n + 1, root));
-        fs::write(&path, render_page(n + 1, root, context, &pinned(root)))?;
+        let command = folder.as_mut().map(|folder| {
+            // What the minimal replay was begun with (`write_cases`' case replays the same).
+            let tools = ToolInfo::for_stream(
+                context.registry,
+                root.dialect,
+                &root.minimal.stream,
+                &root.expected,
+            );
+            folder.command(
+                root.dialect.name(),
+                &root.minimal.prefill,
+                &chunk_strings(root),
+                tools,
+            )
+        });
+        let reproduce = folder
+            .as_ref()
+            .zip(command.as_deref())
+            .map(|(folder, command)| Reproduce {
+                program: folder.program(),
+                command,
+            });
+        fs::write(
+            &path,
+            render_page(n + 1, root, context, &pinned(root), reproduce),
+        )?;
         written.push(path);
+    }
+    if let Some(folder) = folder.filter(|_| !roots.is_empty()) {
+        for (name, text) in folder.files() {
+            let path = dir.join(name);
+            fs::write(&path, text)?;
+            written.push(path);
+        }
     }
     let index = dir.join("README.md");
     fs::write(&index, render_index(roots, context))?;
@@ -296,40 +351,6 @@ pub fn write_cases(dir: &Path, roots: &mut [RootCause], replay: &Replay) -> io::
     Ok(())
 }
 
-/// The reproduction program: `template` with its placeholders replaced by JSON text, in one
-/// pass, so that a chunk that itself reads `{{TOOLS}}` stays as it is.
-pub fn reproduce(
-    reproduction: &Reproduction,
-    root: &RootCause,
-    chunks: &[&str],
-    tools: &[ToolInfo],
-) -> String {
-    let values = [
-        ("{{DIALECT}}", json_text(root.dialect.name())),
-        ("{{PREFILL}}", json_text(&root.minimal.prefill)),
-        ("{{CHUNKS}}", json_text(chunks)),
-        ("{{TOOLS}}", json_text(tools)),
-    ];
-    let mut out = String::new();
-    let mut rest = reproduction.template.as_str();
-    while let Some(at) = rest.find("{{") {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match values.iter().find(|(name, _)| rest.starts_with(name)) {
-            Some((name, value)) => {
-                out.push_str(value);
-                rest = &rest[name.len()..];
-            }
-            None => {
-                out.push_str("{{");
-                rest = &rest[2..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// `text` fenced so that nothing in it can close the fence: one backtick more than its
 /// longest run (at least three), then a blank line.
 pub fn fence(text: &str, info: &str) -> String {
@@ -374,7 +395,8 @@ fn lines(events: &[Event]) -> String {
         .join("\n")
 }
 
-fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+/// `value` as compact JSON text.
+pub(super) fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -383,6 +405,7 @@ mod tests {
     use super::*;
     use crate::dialect::Dialect;
     use crate::judge::{Severity, Verdict};
+    use crate::protocol::Reproduction;
     use crate::split::ChunkSpec;
     use crate::triage::Minimal;
     use serde_json::json;
@@ -431,22 +454,40 @@ mod tests {
         }
     }
 
+    fn registry() -> Registry {
+        let tool = crate::tools::Tool::new("GetWeather", "Weather.", json!({"type": "object"}));
+        Registry::new(vec![tool.expect("a valid tool")]).expect("one tool")
+    }
+
+    /// A program that prints the JSON object it reads on stdin, keys sorted.
+    const ECHO: &str =
+        "import json, sys\nprint(json.dumps(json.load(sys.stdin), sort_keys=True))\n";
+
+    /// The command in a page's "Reproduce without tch" section.
+    fn command_of(page: &str) -> &str {
+        let section = page
+            .split("## Reproduce without tch\n")
+            .nth(1)
+            .expect("a reproduction section");
+        let open = section.find("sh\n").expect("a fenced command");
+        let ticks = &section[section[..open].rfind('\n').map_or(0, |n| n + 1)..open];
+        let body = &section[open + 3..];
+        &body[..body
+            .find(&format!("\n{ticks}\n"))
+            .expect("the fence closes")
+            + 1]
+    }
+
     #[test]
-    fn a_page_fences_the_stream_safely_and_fills_the_reproduction() {
-        let tools = vec![ToolInfo {
-            name: "GetWeather".into(),
-            description: "Weather.".into(),
-            input_schema: json!({"type": "object"}),
-        }];
-        let template = "import json\nd = {{DIALECT}}\np = {{PREFILL}}\nc = {{CHUNKS}}\n\
-                        t = {{TOOLS}}\n# {{OTHER}} stays\n";
+    fn a_page_fences_the_stream_safely_and_holds_the_command_not_the_program() {
         let hello = hello(Some(Reproduction {
             language: "python".into(),
-            template: template.into(),
+            program: ECHO.into(),
         }));
+        let registry = registry();
         let context = PageContext {
             hello: &hello,
-            tools: &tools,
+            registry: &registry,
         };
         let pinned = Pinned {
             rules: vec![Rule {
@@ -455,7 +496,14 @@ mod tests {
             }],
             sources: vec!["NousResearch/Hermes-Function-Calling".into()],
         };
-        let page = render_page(1, &root(), &context, &pinned);
+        let program = Program::of("python");
+        let command =
+            "{ cat; cat tools-1.json; echo '}'; } <<'EOF' | python3 reproduce.py\n…\nEOF\n";
+        let reproduce = Reproduce {
+            program: &program,
+            command,
+        };
+        let page = render_page(1, &root(), &context, &pinned, Some(reproduce));
         assert!(
             page.contains("- NousResearch/Hermes-Function-Calling"),
             "{page}"
@@ -478,52 +526,123 @@ mod tests {
         assert!(page.contains(r#"{"type":"tool-call","toolCallId":"tool-call-1""#));
         assert!(page.contains("- H6.1 (`specs/dialects/hermes.md`)"));
         assert!(page.contains("```sh\ntch run --case hermes/c2"));
-        let program = page
-            .split("```python\n")
-            .nth(1)
-            .expect("a reproduction")
-            .split("\n```")
-            .next()
-            .expect("fenced");
-        assert!(
-            program.contains("d = \"hermes\"\np = \"<think>\\n\"\n"),
-            "{program}"
-        );
-        assert!(
-            program.contains(r#"c = ["Note ```x``` <tool_","#),
-            "{program}"
-        );
-        assert!(
-            program.contains(r#"t = [{"name":"GetWeather","description":"Weather.","inputSchema":{"type":"object"}}]"#),
-            "{program}"
-        );
-        assert!(program.contains("# {{OTHER}} stays"));
+        // The program is the folder's, named; the page holds only the command.
+        assert!(page.contains("`reproduce.py` in this folder"), "{page}");
+        assert_eq!(command_of(&page), command);
+        assert!(!page.contains("json.load"), "{page}");
         assert_eq!(fence("a ```` b", ""), "`````\na ```` b\n`````\n\n");
     }
 
     #[test]
-    fn a_chunk_that_reads_like_a_placeholder_is_not_replaced_again() {
-        let mut root = root();
-        root.minimal.stream = "{{TOOLS}}".into();
-        root.minimal.chunks = ChunkSpec::of_cuts("{{TOOLS}}", &[]);
-        let reproduction = Reproduction {
-            language: "python".into(),
-            template: "{{CHUNKS}} {{TOOLS}}".into(),
+    fn the_folder_holds_the_program_once_and_each_page_runs_it_on_its_inputs() {
+        // Three root causes: the first and third declare the registry alone, the second a
+        // tool its stream calls that the registry lacks (P2.2), so two tool lists. The
+        // second's chunks hold what a shell would read (`$`, backticks, quotes, backslashes)
+        // and a line `EOF`.
+        let first = root();
+        let mut second = root();
+        second.slug = "hermes-lost-text".into();
+        let stream = "Cost: $HOME `date` \\n 'q' \"r\"\nEOF\n<tool_call>{\"name\": \"get_time\"}</tool_call>";
+        second.minimal = Minimal {
+            stream: stream.into(),
+            chunks: ChunkSpec::of_cuts(stream, &[28]),
+            prefill: String::new(),
         };
+        second.expected = vec![
+            Event::text("Cost: $HOME `date` \\n 'q' \"r\"\nEOF\n"),
+            Event::call("tool-call-1", "get_time", json!({})),
+        ];
+        let mut third = root();
+        third.slug = "hermes-text".into();
+        third.minimal.stream = "plain".into();
+        third.minimal.chunks = ChunkSpec::of_cuts("plain", &[]);
+        third.expected = vec![Event::text("plain")];
+        let hello = hello(Some(Reproduction {
+            language: "python".into(),
+            program: ECHO.into(),
+        }));
+        let registry = registry();
+        let context = PageContext {
+            hello: &hello,
+            registry: &registry,
+        };
+        let dir = std::env::temp_dir().join(format!("tch-bugs-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let roots = [first, second, third];
+        let written = write(&dir, &roots, &context, &|_| Pinned::default()).expect("written");
+        let names: Vec<String> = written
+            .iter()
+            .filter_map(|p| p.file_name()?.to_str().map(str::to_owned))
+            .collect();
         assert_eq!(
-            reproduce(&reproduction, &root, &["{{TOOLS}}"], &[]),
-            r#"["{{TOOLS}}"] []"#
+            names,
+            [
+                "01-hermes-missing-call-cut-in-tool-call.md",
+                "02-hermes-lost-text.md",
+                "03-hermes-text.md",
+                "reproduce.py",
+                "tools-1.json",
+                "tools-2.json",
+                "README.md"
+            ]
         );
+        assert_eq!(
+            fs::read_to_string(dir.join("reproduce.py")).ok().as_deref(),
+            Some(ECHO)
+        );
+        let weather = json!({"name": "GetWeather", "description": "Weather.", "inputSchema": {"type": "object"}});
+        let time = json!({"name": "get_time", "description": "", "inputSchema": {}});
+        let expected = [
+            (
+                json!("<think>\n"),
+                json!([
+                    "Note ```x``` <tool_",
+                    "call>{\"name\": \"GetWeather\"}</tool_call>"
+                ]),
+                json!([weather]),
+            ),
+            (
+                json!(""),
+                json!([&stream[..28], &stream[28..]]),
+                json!([weather, time]),
+            ),
+            (json!("<think>\n"), json!(["plain"]), json!([weather])),
+        ];
+        for (path, (prefill, chunks, tools)) in written.iter().zip(expected) {
+            let page = fs::read_to_string(path).expect("a page");
+            assert!(!page.contains("json.load"), "no page holds the program");
+            let done = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(command_of(&page))
+                .current_dir(&dir)
+                .output()
+                .expect("sh runs");
+            assert!(
+                done.status.success(),
+                "{}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+            let read: serde_json::Value =
+                serde_json::from_slice(&done.stdout).expect("the program's JSON");
+            assert_eq!(
+                read,
+                json!({"dialect": "hermes", "prefill": prefill, "chunks": chunks, "tools": tools}),
+                "{}",
+                path.display()
+            );
+        }
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
-    fn without_a_template_there_is_no_reproduction_and_the_index_lists_every_page() {
+    fn without_a_program_there_is_no_reproduction_and_the_index_lists_every_page() {
         let hello = hello(None);
+        let registry = Registry::default();
         let context = PageContext {
             hello: &hello,
-            tools: &[],
+            registry: &registry,
         };
-        let page = render_page(3, &root(), &context, &Pinned::default());
+        let page = render_page(3, &root(), &context, &Pinned::default(), None);
         assert!(!page.contains("Reproduce without tch") && !page.contains("## Rules"));
         let mut second = root();
         second.slug = "hermes-lost-text".into();

@@ -5,7 +5,8 @@
 //! judges. Reading reports back (`specs/matrix.md`): [`read`] (`report.json` as `tch matrix` and
 //! `tch diff` see it), [`matrix`] (the HTML conformance matrix), [`badge`] (shields.io endpoint
 //! badges) and [`compare`] (what `tch diff` computes and prints). [`bugs`]: one page per root
-//! cause ([`crate::triage`]) and their index.
+//! cause ([`crate::triage`]) and their index, with [`reproduce`], the folder's standalone
+//! reproduction.
 
 pub mod badge;
 pub mod bugs;
@@ -18,6 +19,7 @@ pub mod matrix;
 pub mod packed;
 pub mod read;
 pub mod replay;
+pub mod reproduce;
 pub mod rewrite;
 pub mod terminal;
 pub mod timings;

@@ -5,7 +5,9 @@
 //! dropped), each distinct output stored once, invented call ids renamed, a `superlinear`
 //! finding's detail and a scaling case's note in their words that do not change, each scaling
 //! case one replay (schema 6's first form counted each size fed). Rewriting a folder already
-//! in the new form changes nothing.
+//! in the new form changes nothing. A bug page's inline reproduction program (a filled
+//! template, from before the folder held the candidate's program once) stays as it is: the
+//! program that reads stdin is only in the candidate's hello, so only a new run writes it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
