@@ -123,7 +123,8 @@ fn time_is_judged_as_the_stream_grows() {
         "{printed}"
     );
     assert!(
-        printed.contains("replay: tch run --case hermes/scaling/one-call --timeout 60 --report-dir"),
+        printed
+            .contains("replay: tch run --case hermes/scaling/one-call --timeout 60 --report-dir"),
         "{printed}"
     );
     let saved = report(&dir.join("rescans"));
