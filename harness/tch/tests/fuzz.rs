@@ -20,6 +20,10 @@ fn tch_fuzz_finds_nothing_in_the_reference() {
             dialect,
             "--streams",
             "150",
+            // A count of streams, not the wall clock, ends the campaign: the default
+            // 60 s cap ran out first on a loaded machine.
+            "--seconds",
+            "3600",
             "--out",
             &out.display().to_string(),
         ]);
@@ -51,6 +55,10 @@ fn fuzz_example(example: &str, dialect: &str, max_failures: usize) -> (Vec<Found
         dialect,
         "--streams",
         "100",
+        // A count of streams, not the wall clock, ends the campaign: the default
+        // 60 s cap ran out first on a loaded machine.
+        "--seconds",
+        "3600",
         "--seed",
         "1",
         "--max-failures",
@@ -225,6 +233,10 @@ fn known_failures_do_not_fail_a_campaign() {
         // beside: 60 found none once the corpus grew.
         "--streams",
         "200",
+        // A count of streams, not the wall clock, ends the campaign: the default
+        // 60 s cap ran out first on a loaded machine.
+        "--seconds",
+        "3600",
         "--seed",
         "1",
         "--expect-fail",
@@ -258,6 +270,10 @@ fn the_summary_times_replays_by_stream_size() {
         "hermes",
         "--streams",
         "40",
+        // A count of streams, not the wall clock, ends the campaign: the default
+        // 60 s cap ran out first on a loaded machine.
+        "--seconds",
+        "3600",
         "--seed",
         "3",
         "--out",
@@ -372,6 +388,10 @@ fn tch_fuzz_compares_the_non_streaming_result_of_a_candidate_that_declares_it() 
         &corpus.display().to_string(),
         "--streams",
         "200",
+        // A count of streams, not the wall clock, ends the campaign: the default
+        // 60 s cap ran out first on a loaded machine.
+        "--seconds",
+        "3600",
         "--seed",
         "1",
         "--max-failures",
