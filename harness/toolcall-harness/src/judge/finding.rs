@@ -166,7 +166,7 @@ impl Finding {
     /// The chunk vector a replay command needs: none for the whole stream, which every
     /// replay runs first anyway, nor for a scaling case, which its id replays.
     pub fn replay_chunks(&self) -> Option<&ChunkSpec> {
-        (!matches!(self.kind, SplitKind::Whole | SplitKind::Scaling)).then_some(&self.chunks)
+        self.kind.replays_with_chunks().then_some(&self.chunks)
     }
 
     /// Whether it carries `verdict`.

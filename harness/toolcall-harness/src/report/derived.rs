@@ -17,7 +17,11 @@ use crate::split::SplitKind;
 /// case (as [`crate::judge::Finding::replay_chunks`] says), given the finding's `kind` and
 /// `chunks` as `report.json` writes them.
 fn replay_chunks<'f>(kind: &str, chunks: &'f str) -> Option<&'f str> {
-    (kind != SplitKind::Whole.name() && kind != SplitKind::Scaling.name()).then_some(chunks)
+    let needs = SplitKind::ALL
+        .iter()
+        .find(|k| k.name() == kind)
+        .is_none_or(|k| k.replays_with_chunks());
+    needs.then_some(chunks)
 }
 
 /// Each built-in corpus case's stream (a definition case's text) by its id.

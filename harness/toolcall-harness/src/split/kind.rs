@@ -75,6 +75,13 @@ impl SplitKind {
             .collect()
     }
 
+    /// Whether a replay command of this kind names its chunk vector: not for the whole
+    /// stream, which every replay runs first anyway, nor for a scaling case, which its id
+    /// replays.
+    pub fn replays_with_chunks(self) -> bool {
+        !matches!(self, SplitKind::Whole | SplitKind::Scaling)
+    }
+
     /// The kind's name in reports, labels and `--splits`.
     pub fn name(self) -> &'static str {
         match self {
