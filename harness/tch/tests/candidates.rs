@@ -673,7 +673,14 @@ fn expect_fail_is_a_ratchet() {
     args.extend(["--write-expect-fail", known]);
     args.extend(candidate);
     let (first, _) = tch_run("ratchet-1", &args);
+    // The terminal judges against no file; the reports against the file written (R6.1).
     assert_eq!(first.status.code(), Some(1));
+    let report = report_json("ratchet-1");
+    assert_eq!(
+        case_in(&report, "hermes/short-call")["status"],
+        "known-failure"
+    );
+    assert_eq!(report["summary"]["failed"], 0, "{}", report["summary"]);
     // A reason after an entry (R6.1) reaches the reports and survives a rewrite.
     let written = std::fs::read_to_string(known).expect("written");
     let with_reason: String = written
@@ -739,6 +746,25 @@ fn expect_fail_is_a_ratchet() {
     let (third, _) = tch_run("ratchet-3", &args);
     assert_eq!(third.status.code(), Some(1));
     assert!(stdout(&third).contains("[fixed]"), "{}", stdout(&third));
+
+    // Written again from the fixed parser, the file lists nothing and the reports pass the
+    // case, as the next run given that file would: a regenerate is a fixed point.
+    let emptied = dir.join("emptied.txt");
+    let emptied = emptied.to_str().expect("UTF-8 path");
+    let mut args: Vec<&str> = selection.to_vec();
+    args.extend(["--expect-fail", known, "--write-expect-fail", emptied]);
+    args.extend(["--", "python3", "adapters/python/adapter.py"]);
+    let (fourth, _) = tch_run("ratchet-4", &args);
+    assert_eq!(
+        fourth.status.code(),
+        Some(1),
+        "still fixed against --expect-fail"
+    );
+    let short_call = case_in(&report_json("ratchet-4"), "hermes/short-call").clone();
+    assert_eq!(short_call["status"], "passed");
+    assert!(short_call.get("notes").is_none(), "{short_call}");
+    let emptied = std::fs::read_to_string(emptied).expect("written");
+    assert!(emptied.lines().all(|l| l.starts_with('#')), "{emptied}");
 }
 
 /// The case `id` of a report.json.

@@ -150,11 +150,32 @@ impl Event {
         }
     }
 
-    /// The event as one compact JSON line (no trailing newline).
+    /// The event as one compact JSON line (no trailing newline): its fields in the order of
+    /// `specs/events.md` §1, the objects inside a call's `input` and `extra` and a result's
+    /// `output` with their keys sorted. A JSON object's key order is no behaviour; a parser
+    /// that builds one in a hash map writes it differently in every process, and its lines,
+    /// diffs and reports would then differ from run to run (R6.6).
     pub fn to_json_line(&self) -> String {
-        // Serializing these plain types into a String cannot fail: no maps with non-string
-        // keys, no custom serializers.
-        serde_json::to_string(self).unwrap_or_default()
+        // Serializing these plain types cannot fail: no maps with non-string keys, no custom
+        // serializers.
+        let carries_objects = |value: &Value| matches!(value, Value::Object(_) | Value::Array(_));
+        let sort = match self {
+            Event::ToolCall(call) => carries_objects(&call.input) || !call.extra.is_empty(),
+            Event::ToolResult { output, .. } => carries_objects(output),
+            _ => false,
+        };
+        if !sort {
+            return serde_json::to_string(self).unwrap_or_default();
+        }
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Value::Object(fields) = &mut value {
+            for field in ["input", "extra", "output"] {
+                if let Some(value) = fields.get_mut(field) {
+                    value.sort_all_objects();
+                }
+            }
+        }
+        value.to_string()
     }
 
     /// Reads one event in either AI SDK vocabulary (`specs/events.md` §2).
@@ -398,6 +419,26 @@ mod tests {
         assert_eq!(
             Event::text("a\n").to_json_line(),
             r#"{"type":"text-delta","delta":"a\n"}"#
+        );
+    }
+
+    #[test]
+    fn objects_in_values_are_written_with_their_keys_sorted() {
+        // The same call as two processes of a hash-map parser may build it.
+        let read_in = |line: &str| read(line).expect("an event").to_json_line();
+        let sorted = r#"{"type":"tool-call","toolCallId":"c1","toolName":"t","input":{"a":[{"x":1,"y":2}],"b":1}}"#;
+        assert_eq!(read_in(sorted), sorted);
+        assert_eq!(
+            read_in(
+                r#"{"type":"tool-call","toolCallId":"c1","toolName":"t","input":{"b":1,"a":[{"y":2,"x":1}]}}"#
+            ),
+            sorted
+        );
+        assert_eq!(
+            read_in(
+                r#"{"type":"tool-result","toolCallId":"c1","toolName":"t","output":{"z":0,"m":{"b":1,"a":2}}}"#
+            ),
+            r#"{"type":"tool-result","toolCallId":"c1","toolName":"t","output":{"m":{"a":2,"b":1},"z":0}}"#
         );
     }
 

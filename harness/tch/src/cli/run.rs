@@ -115,7 +115,9 @@ pub struct RunArgs {
     /// Known failures: lines of `CASE-GLOB [VERDICT-GLOB]`; listed cases that pass fail the run.
     #[arg(long, value_name = "FILE")]
     expect_fail: Option<PathBuf>,
-    /// Write the current failures as an --expect-fail file (a ratchet for CI adoption).
+    /// Write the current failures as an --expect-fail file (a ratchet for CI adoption), keeping
+    /// the reasons --expect-fail gave them; the reports are judged against the file written,
+    /// the terminal and exit status against --expect-fail.
     #[arg(long, value_name = "FILE")]
     write_expect_fail: Option<PathBuf>,
     /// Print only failures with this verdict (repeatable); reports keep everything.
@@ -277,6 +279,26 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     )?;
     print_divergences(&mut std::io::stdout().lock(), &reports)?;
     print_scaling_near_threshold(&mut std::io::stdout().lock(), &reports)?;
+    // R6.1: with --write-expect-fail the reports are judged against the file it writes (the
+    // run's failures known, fixed lines gone), so that the folder agrees with itself and the
+    // next run finds it unchanged; the terminal and the exit status judge against
+    // --expect-fail, to show what changed.
+    let written_expectations = args
+        .write_expect_fail
+        .as_ref()
+        .map(|path| (path, expect::write(&reports, &expectations)));
+    let mut file_summary = summary.clone();
+    if let Some((_, text)) = &written_expectations {
+        let written = Expectations::parse(text).context("the written --expect-fail file")?;
+        for report in &mut reports {
+            written.rejudge(report);
+        }
+        file_summary = Summary {
+            scaling_off: summary.scaling_off.clone(),
+            root_causes: summary.root_causes.clone(),
+            ..Summary::of(&reports, started.elapsed())
+        };
+    }
     let run_report = RunReport {
         schema: json::SCHEMA,
         tch_version: env!("CARGO_PKG_VERSION"),
@@ -293,7 +315,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             .map(|k| k.name().to_owned())
             .collect(),
         replay: replay.template(),
-        summary: summary.clone(),
+        summary: file_summary,
         root_causes,
         cases: reports,
     };
@@ -316,9 +338,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         &|root| bugs::Pinned::of(root, &cases),
     )
     .with_context(|| format!("cannot write {}", report_dir.join("bugs").display()))?;
-    if let Some(path) = &args.write_expect_fail {
-        std::fs::write(path, expect::write(&run_report.cases, &expectations))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some((path, text)) = &written_expectations {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        println!(
+            "known failures written to {}; the reports are judged against it (R6.1)",
+            path.display()
+        );
     }
     if !summary.failed_by_severity.is_empty() {
         println!("failing cases by severity: {}", summary.severities());

@@ -131,19 +131,41 @@ impl Expectations {
             }
             Status::Passed => {
                 report.status = Status::Fixed;
-                report
-                    .notes
-                    .push("listed in --expect-fail but passes: remove its line".into());
+                report.notes.push(FIXED_NOTE.into());
             }
             // No bug to list, and no failure either (R3.5): the case stays divergent.
-            Status::Divergent => report.notes.push(
-                "listed in --expect-fail but only diverges (a documented alternative reading): remove its line"
-                    .into(),
-            ),
+            Status::Divergent => report.notes.push(LISTED_DIVERGENT_NOTE.into()),
             Status::KnownFailure | Status::Fixed | Status::NotApplicable | Status::Skipped => {}
         }
     }
+
+    /// Judges `report`, which [`Expectations::apply`] judged against another file, against
+    /// these expectations instead: what it would be had the run been given this file. For
+    /// `--write-expect-fail` (`specs/runner.md` R6.1), whose reports are judged against the
+    /// file it writes, so that a regenerate leaves the folder as the next one finds it.
+    pub fn rejudge(&self, report: &mut CaseReport) {
+        // Undo the other file's judgement: only `apply` sets reasons, these notes and these
+        // statuses. A held superlinear case (R8.6) stays failing, as it was measured so.
+        report
+            .notes
+            .retain(|note| note != FIXED_NOTE && note != LISTED_DIVERGENT_NOTE);
+        match report.status {
+            Status::Fixed => report.status = Status::Passed,
+            Status::KnownFailure => {
+                report.status = Status::Failed;
+                report.reasons.clear();
+            }
+            _ => {}
+        }
+        self.apply(report);
+    }
 }
+
+/// The note on a listed case that passes.
+const FIXED_NOTE: &str = "listed in --expect-fail but passes: remove its line";
+/// The note on a listed case that only diverges.
+const LISTED_DIVERGENT_NOTE: &str =
+    "listed in --expect-fail but only diverges (a documented alternative reading): remove its line";
 
 /// An `--expect-fail` file listing every current failure (for `--write-expect-fail`), each
 /// line keeping the reason `previous` (the `--expect-fail` file of the run, if any) gave it.
@@ -246,6 +268,60 @@ mod tests {
             .expect("parses")
             .apply(&mut unlisted);
         assert_eq!(unlisted.status, Status::Passed);
+    }
+
+    #[test]
+    fn reports_rejudged_against_the_written_file_are_what_that_file_gives() {
+        // A run judged against an old file: `a` still fails as listed, `b` fails anew, `c`
+        // is fixed, `d` passes unlisted.
+        let old = Expectations::parse(
+            "md-fence/a lost-text # upstream #3\nmd-fence/c crash\nmd-fence/b order # partly\n",
+        )
+        .expect("parses");
+        let raw = [
+            report("md-fence/a", &[Verdict::LostText]),
+            report("md-fence/b", &[Verdict::Order, Verdict::Crash]),
+            report("md-fence/c", &[]),
+            report("md-fence/d", &[]),
+        ];
+        let mut judged = raw.clone();
+        for report in &mut judged {
+            old.apply(report);
+        }
+        let statuses =
+            |reports: &[CaseReport]| reports.iter().map(|r| r.status).collect::<Vec<_>>();
+        assert_eq!(
+            statuses(&judged),
+            [
+                Status::KnownFailure,
+                Status::Failed,
+                Status::Fixed,
+                Status::Passed
+            ]
+        );
+        let next = Expectations::parse(&write(&judged, &old)).expect("parses");
+        for report in &mut judged {
+            next.rejudge(report);
+        }
+        // The same bytes as a run given the written file.
+        let mut given = raw.clone();
+        for report in &mut given {
+            next.apply(report);
+        }
+        let json = |reports: &[CaseReport]| serde_json::to_string(reports).expect("JSON");
+        assert_eq!(json(&judged), json(&given));
+        assert_eq!(
+            statuses(&judged),
+            [
+                Status::KnownFailure,
+                Status::KnownFailure,
+                Status::Passed,
+                Status::Passed
+            ]
+        );
+        assert_eq!(judged[0].reasons, ["upstream #3"]);
+        assert_eq!(judged[1].reasons, ["partly"]);
+        assert!(judged[2].notes.is_empty());
     }
 
     #[test]

@@ -163,11 +163,21 @@ mod tests {
 
     #[test]
     fn the_table_holds_this_process_and_its_children() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
+        use std::io::BufRead as _;
+        // Until it has exec'd, a child forked a moment ago still shows this process's
+        // environment: it says when it has, then becomes `sleep` with the same environment.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "echo started; exec sleep 30"])
             .env("TCH_TABLE_TEST", "yes")
+            .stdout(std::process::Stdio::piped())
             .spawn()
-            .expect("sleep starts");
+            .expect("sh starts");
+        let mut started = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut started)
+            .expect("sh says it started");
+        assert_eq!(started, "started\n");
         let me = std::process::id() as i32;
         let pid = child.id() as i32;
         let table = ProcessTable::read().expect("/proc reads");
