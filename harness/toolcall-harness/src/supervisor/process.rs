@@ -477,7 +477,7 @@ impl Candidate {
             .lock()
             .map(|t| t.iter().copied().collect::<Vec<u8>>())
             .unwrap_or_default();
-        String::from_utf8_lossy(&tail).into_owned()
+        without_thread_ids(&String::from_utf8_lossy(&tail))
     }
 
     /// Says `bye` and gives the process a moment to exit before it is ended with every process
@@ -493,6 +493,31 @@ impl Candidate {
             thread::sleep(Duration::from_millis(5));
         }
     }
+}
+
+/// `text` with the id a Rust panic gives its thread left out (`thread 'main' (17003)
+/// panicked at` becomes `thread 'main' panicked at`): the operating system's thread id,
+/// different in every process, would change the reports quoting it on every run
+/// (`specs/runner.md` R6.6).
+fn without_thread_ids(text: &str) -> String {
+    const OPEN: &str = "' (";
+    const CLOSE: &str = ") panicked";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        let after = &rest[at + OPEN.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(CLOSE) {
+            // Keep the closing quote of the thread's name, drop ` (ID)`.
+            out.push_str(&rest[..=at]);
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(&rest[..at + OPEN.len()]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 impl Drop for Candidate {
@@ -697,6 +722,21 @@ fn keep_tail(mut stderr: impl Read, tail: Arc<Mutex<VecDeque<u8>>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rust_panic_s_thread_id_is_left_out() {
+        let tail = "\nthread 'main' (17003) panicked at src/step3.rs:523:40:\nindex 243\n\
+                    thread 'tokio-runtime-worker' (9) panicked at x.rs:1:1:\n";
+        assert_eq!(
+            without_thread_ids(tail),
+            "\nthread 'main' panicked at src/step3.rs:523:40:\nindex 243\n\
+             thread 'tokio-runtime-worker' panicked at x.rs:1:1:\n"
+        );
+        // Nothing else changes: no digits, or not a panic's header.
+        for kept in ["it' (12) ran", "thread 'main' () panicked", "a' (", "' (7"] {
+            assert_eq!(without_thread_ids(kept), kept);
+        }
+    }
 
     #[test]
     fn halves_of_surrogate_pairs_are_read_as_replacement_chars() {
