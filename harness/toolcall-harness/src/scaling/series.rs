@@ -126,7 +126,14 @@ pub struct Series {
 impl Series {
     /// How many sizes were long enough to time.
     fn timed_sizes(&self) -> usize {
-        self.points.iter().filter(|point| point.timed()).count()
+        self.timed_points().len()
+    }
+
+    /// The indices of the sizes long enough to time, smallest first.
+    fn timed_points(&self) -> Vec<usize> {
+        (0..self.points.len())
+            .filter(|&i| self.points[i].timed())
+            .collect()
     }
 
     /// Whether the series was judged: three sizes were long enough to time.
@@ -150,9 +157,7 @@ impl Series {
     /// The indices of the [`JUDGED`] largest timed points, smallest first; none when fewer
     /// were timed.
     fn judged_points(&self) -> Option<Vec<usize>> {
-        let timed: Vec<usize> = (0..self.points.len())
-            .filter(|&i| self.points[i].timed())
-            .collect();
+        let timed = self.timed_points();
         (timed.len() >= JUDGED).then(|| timed[timed.len() - JUDGED..].to_vec())
     }
 
@@ -164,9 +169,7 @@ impl Series {
 
     /// The growth over the last doubling of timed sizes, while sizes still grow.
     fn last_doubling(&self) -> Option<f64> {
-        let timed: Vec<usize> = (0..self.points.len())
-            .filter(|&i| self.points[i].timed())
-            .collect();
+        let timed = self.timed_points();
         match timed[..] {
             [.., a, b] => Some(self.growth(a, b)),
             _ => None,
